@@ -1,0 +1,189 @@
+import { MonotonicClock } from '../core/clock.js';
+import { HedgehopError } from '../core/errors.js';
+import { parseInput } from '../core/validate.js';
+import { z } from 'zod';
+import { OfflineSummarizer } from '../llm/offline-summarizer.js';
+import type { MemoryContext, MemorySettings } from '../memory/context.js';
+import type { CheckReport, FileStats } from '../store/maintenance.js';
+import { Store } from '../store/store.js';
+import type { AgentRow } from '../store/agents-repo.js';
+import { Agent, type AgentInfo } from './agent.js';
+import { parseOpenOptions, type OpenOptions, type ResolvedOpenOptions } from './options.js';
+import { ModelSummarizer } from '../llm/model-summarizer.js';
+import type { Summarizer } from '../llm/types.js';
+
+/** Name of the primary agent. */
+export const PRIMARY_AGENT = 'primary';
+
+const agentNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .refine((name) => Buffer.byteLength(name, 'utf8') <= 256, 'at most 256 bytes');
+
+const pathSchema = z.string().min(1, 'must not be empty');
+
+function toInfo(row: AgentRow): AgentInfo {
+  return { id: row.id, name: row.name, primary: row.isPrimary, createdAt: row.createdAt };
+}
+
+function chooseSummarizer(options: ResolvedOpenOptions): Summarizer {
+  if (options.summarizer) return options.summarizer;
+  if (options.llm) return new ModelSummarizer(options.llm);
+  return new OfflineSummarizer();
+}
+
+/**
+ * An open memory file. Get agents from it, and maintain it.
+ */
+export class MemoryDB {
+  readonly #store: Store;
+  readonly #options: ResolvedOpenOptions;
+  readonly #summarizer: Summarizer;
+  readonly #clock: MonotonicClock;
+  readonly #settings: MemorySettings;
+  readonly #agents = new Map<string, Agent>();
+  readonly #primary: Agent;
+
+  private constructor(store: Store, options: ResolvedOpenOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#summarizer = chooseSummarizer(options);
+    this.#clock = new MonotonicClock(options.clock);
+    this.#settings = {
+      originTokenBudget: options.originTokenBudget,
+      retentionMs: options.retention === false ? undefined : options.retention.archiveMs,
+      dream: options.dream,
+    };
+    const row = options.readOnly
+      ? store.agents.list().find((agent) => agent.isPrimary)
+      : store.agents.ensurePrimary(PRIMARY_AGENT, this.#clock.now());
+    if (!row)
+      throw new HedgehopError('NOT_FOUND', `${store.path} has no primary agent (open it writable once)`);
+    this.#primary = this.#makeAgent(row);
+  }
+
+  /** @internal Use {@link openMemory}. */
+  static async open(path: string, options?: OpenOptions): Promise<MemoryDB> {
+    const checkedPath = parseInput(pathSchema, path, 'path');
+    const resolved = parseOpenOptions(options);
+    const store = Store.open(checkedPath, {
+      durability: resolved.durability,
+      mode: resolved.mode,
+      busyTimeoutMs: resolved.busyTimeoutMs,
+      readOnly: resolved.readOnly,
+    });
+    try {
+      return new MemoryDB(store, resolved);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  #makeAgent(row: AgentRow): Agent {
+    const context: MemoryContext = {
+      store: this.#store,
+      agentId: row.id,
+      agentName: row.name,
+      summarizer: this.#summarizer,
+      embedder: this.#options.embedder,
+      clock: this.#clock,
+      settings: this.#settings,
+    };
+    const agent = new Agent(context, toInfo(row));
+    this.#agents.set(row.name, agent);
+    return agent;
+  }
+
+  /** Absolute path of the file. */
+  get path(): string {
+    return this.#store.path;
+  }
+
+  /** True once {@link MemoryDB.close} has run. */
+  get closed(): boolean {
+    return this.#store.closed;
+  }
+
+  #assertOpen(what: string): void {
+    this.#store.engine.assertOpen(what);
+  }
+
+  /** The primary agent. */
+  primary(): Agent {
+    this.#assertOpen('primary');
+    return this.#primary;
+  }
+
+  /** The named agent, created on first use; the same name always gives the same agent. */
+  async agent(name: string): Promise<Agent> {
+    this.#assertOpen('agent');
+    const checked = parseInput(agentNameSchema, name, 'name');
+    const cached = this.#agents.get(checked);
+    if (cached) return cached;
+    if (this.#options.readOnly) {
+      const row = this.#store.agents.byName(checked);
+      if (!row) throw new HedgehopError('NOT_FOUND', `no agent named '${checked}' in ${this.path}`);
+      return this.#makeAgent(row);
+    }
+    const { agent } = this.#store.agents.ensure(checked, this.#clock.now());
+    return this.#makeAgent(agent);
+  }
+
+  /** Every agent of the file, primary first. */
+  async agents(): Promise<AgentInfo[]> {
+    this.#assertOpen('agents');
+    return this.#store.engine.read('agents', () => this.#store.agents.list().map(toInfo));
+  }
+
+  /** File size, WAL size, live rows per layer and pending derived work. */
+  async stats(): Promise<FileStats> {
+    this.#assertOpen('stats');
+    return this.#store.stats();
+  }
+
+  /** Copies the WAL into the main file (it also happens automatically). */
+  async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+    this.#assertOpen('checkpoint');
+    return this.#store.checkpoint();
+  }
+
+  /** Writes a defragmented copy to `path` (a new file; never the open one). */
+  async compactTo(path: string): Promise<{ path: string; bytesBefore: number; bytesAfter: number }> {
+    this.#assertOpen('compactTo');
+    const checked = parseInput(pathSchema, path, 'path');
+    return this.#store.compactTo(checked);
+  }
+
+  /** Verifies the whole file; throws `CORRUPT` with what was found. */
+  async check(): Promise<CheckReport> {
+    this.#assertOpen('check');
+    return this.#store.check();
+  }
+
+  /** Closes the file and releases its lock. A second close is a `CLOSED` error. */
+  async close(): Promise<void> {
+    this.#store.close();
+  }
+
+  /** @internal For adapters and tests inside hedgehop. */
+  get store(): Store {
+    return this.#store;
+  }
+}
+
+/**
+ * Opens (or creates) a memory file.
+ *
+ * @example
+ * ```ts
+ * import { openMemory } from 'hedgehop';
+ * const db = await openMemory('memory.db');
+ * console.log(await db.primary().context.reset());
+ * await db.close();
+ * ```
+ */
+export async function openMemory(path: string, options?: OpenOptions): Promise<MemoryDB> {
+  return MemoryDB.open(path, options);
+}

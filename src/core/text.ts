@@ -1,0 +1,88 @@
+/** Text helpers that respect Unicode: nothing here cuts a surrogate pair or a word in half. */
+
+const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]+/gu;
+
+/** Number of Unicode code points (what "characters" means in our level budgets). */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** The first `max` code points of `text`. */
+export function sliceCodePoints(text: string, max: number): string {
+  if (max <= 0) return '';
+  let count = 0;
+  let i = 0;
+  while (i < text.length && count < max) {
+    const c = text.charCodeAt(i);
+    const pair =
+      c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    i += pair ? 2 : 1;
+    count++;
+  }
+  return text.slice(0, i);
+}
+
+/** True when the text holds Chinese, Japanese or Korean script. */
+export function hasCjk(text: string): boolean {
+  return CJK_RE.test(text);
+}
+
+const wordSegmenters = new Map<string, Intl.Segmenter>();
+function wordSegmenter(locale: string): Intl.Segmenter {
+  let segmenter = wordSegmenters.get(locale);
+  if (!segmenter) {
+    segmenter = new Intl.Segmenter(locale, { granularity: 'word' });
+    wordSegmenters.set(locale, segmenter);
+  }
+  return segmenter;
+}
+
+function cjkLocale(run: string): string {
+  if (/[\p{Script=Hangul}]/u.test(run)) return 'ko';
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) return 'ja';
+  return 'zh';
+}
+
+/**
+ * Puts spaces between the words of every CJK run (segmented with `Intl.Segmenter`), leaving
+ * other text as it is, so that a whitespace tokenizer such as FTS5's unicode61 sees words.
+ */
+export function segmentCjk(text: string): string {
+  if (!hasCjk(text)) return text;
+  return text.replace(CJK_RUN_RE, (run) => {
+    const words: string[] = [];
+    for (const part of wordSegmenter(cjkLocale(run)).segment(run)) {
+      if (part.segment.trim().length > 0) words.push(part.segment);
+    }
+    return ` ${words.join(' ')} `;
+  });
+}
+
+/**
+ * Cuts `text` to at most `max` code points at a word boundary (or, for text without spaces
+ * such as CJK, at a code point boundary), appending `…` when something was cut. The ellipsis
+ * counts toward `max`.
+ */
+export function truncateText(text: string, max: number): string {
+  if (codePointLength(text) <= max) return text;
+  if (max <= 1) return sliceCodePoints(text, max);
+  const head = sliceCodePoints(text, max - 1);
+  const lastSpace = head.search(/\s\S*$/u);
+  const cut = lastSpace > head.length * 0.5 ? head.slice(0, lastSpace) : head;
+  return `${cut.trimEnd()}…`;
+}
+
+/** Collapses runs of whitespace (including newlines) to single spaces and trims. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}

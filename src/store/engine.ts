@@ -1,0 +1,234 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { HedgehopError } from '../core/errors.js';
+import { FileLock, type OpenMode } from './file-lock.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
+import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import { guard, wrapSqliteError } from './sqlite-errors.js';
+
+/** What `durability` promises; see docs/file-format.md. */
+export type Durability = 'full' | 'normal';
+
+export interface EngineOptions {
+  readonly durability: Durability;
+  readonly mode: OpenMode;
+  readonly busyTimeoutMs: number;
+  readonly readOnly?: boolean;
+}
+
+/** `PRAGMA application_id` of every hedgehop file ("HHOP"). */
+export const APPLICATION_ID = 0x48484f50;
+
+/**
+ * One open SQLite connection to a memory file, with its lock, migrations and a statement
+ * cache. Writes go through {@link Engine.write}, a `BEGIN IMMEDIATE` transaction, so writers
+ * in different processes queue on SQLite's lock instead of failing midway.
+ */
+export class Engine {
+  readonly path: string;
+  readonly options: EngineOptions;
+  readonly #db: SqlDatabase;
+  readonly #lock: FileLock;
+  readonly #statements = new Map<string, SqlStatement>();
+  #closed = false;
+
+  private constructor(path: string, db: SqlDatabase, lock: FileLock, options: EngineOptions) {
+    this.path = path;
+    this.#db = db;
+    this.#lock = lock;
+    this.options = options;
+  }
+
+  /** Opens (creating if needed) the file at `path`, locks it and brings its schema up to date. */
+  static open(rawPath: string, options: EngineOptions): Engine {
+    const path = resolve(rawPath);
+    if (existsSync(path) && statSync(path).isDirectory()) {
+      throw new HedgehopError('INVALID_INPUT', `path: ${path} is a directory, not a memory file`, {
+        field: 'path',
+      });
+    }
+    if (!existsSync(dirname(path))) {
+      throw new HedgehopError('INVALID_INPUT', `path: the folder ${dirname(path)} does not exist`, {
+        field: 'path',
+      });
+    }
+    if (options.readOnly && !existsSync(path)) {
+      throw new HedgehopError('NOT_FOUND', `${path} does not exist (cannot open read-only)`);
+    }
+    const lock = FileLock.acquire(path, options.mode);
+    let db: SqlDatabase | undefined;
+    try {
+      db = new Database(path, {
+        timeout: options.busyTimeoutMs,
+        readonly: options.readOnly ?? false,
+      }) as unknown as SqlDatabase;
+      const engine = new Engine(path, db, lock, options);
+      engine.#configure();
+      if (!options.readOnly) engine.#migrate();
+      else engine.#checkVersion();
+      return engine;
+    } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // already failing; the original error is the one to report
+      }
+      lock.release();
+      throw wrapSqliteError(error, `open ${path}`);
+    }
+  }
+
+  #configure(): void {
+    const db = this.#db;
+    if (!this.options.readOnly) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal')
+        throw new HedgehopError('IO', `${this.path}: could not enable WAL (got ${String(mode)})`);
+    }
+    db.pragma(`synchronous = ${this.options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+    db.pragma('cache_size = -16000');
+    db.pragma('temp_store = MEMORY');
+  }
+
+  #checkVersion(): number {
+    const version = this.#db.pragma('user_version', { simple: true }) as number;
+    const appId = this.#db.pragma('application_id', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new HedgehopError(
+        'VERSION',
+        `${this.path} was written by a newer hedgehop (schema ${version}; this build knows up to ${SCHEMA_VERSION}). Upgrade hedgehop to open it; the file was not changed.`,
+      );
+    }
+    if (appId !== APPLICATION_ID) {
+      const tables = this.#db
+        .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        .pluck()
+        .get();
+      if (appId !== 0 || (tables as number) > 0) {
+        throw new HedgehopError(
+          'INVALID_INPUT',
+          `path: ${this.path} is an SQLite file but not a hedgehop memory`,
+          {
+            field: 'path',
+          },
+        );
+      }
+    }
+    return version;
+  }
+
+  #migrate(): void {
+    const run = this.#db.transaction(() => {
+      const from = this.#checkVersion();
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= from) continue;
+        migration.up(this.#db);
+        this.#db.pragma(`user_version = ${migration.version}`);
+      }
+      if (from === 0) this.#db.pragma(`application_id = ${APPLICATION_ID}`);
+    });
+    run.immediate();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Throws `CLOSED` once the engine has been closed. */
+  assertOpen(what = 'this call'): void {
+    if (this.#closed) throw new HedgehopError('CLOSED', `${what}: the memory file ${this.path} is closed`);
+  }
+
+  /** A cached prepared statement. */
+  statement(sql: string): SqlStatement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = guard('prepare', () => this.#db.prepare(sql));
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one write transaction (`BEGIN IMMEDIATE`). `fn` must be synchronous. */
+  write<T>(context: string, fn: () => T): T {
+    this.assertOpen(context);
+    if (this.options.readOnly) throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
+    if (this.#db.inTransaction) return guard(context, fn);
+    return guard(context, () => this.#db.transaction(fn).immediate());
+  }
+
+  /** Runs `fn` in one read transaction, so it sees a single consistent snapshot. */
+  read<T>(context: string, fn: () => T): T {
+    this.assertOpen(context);
+    if (this.#db.inTransaction) return guard(context, fn);
+    return guard(context, () => this.#db.transaction(fn).deferred());
+  }
+
+  /** Runs `fn` outside any transaction, wrapping SQLite errors (for VACUUM and the like). */
+  run<T>(context: string, fn: () => T): T {
+    this.assertOpen(context);
+    return guard(context, fn);
+  }
+
+  /** Executes raw SQL (maintenance only). */
+  exec(context: string, sql: string): void {
+    this.assertOpen(context);
+    guard(context, () => this.#db.exec(sql));
+  }
+
+  /** Reads one pragma. */
+  pragma(context: string, sql: string): unknown {
+    this.assertOpen(context);
+    return guard(context, () => this.#db.pragma(sql, { simple: true }));
+  }
+
+  /** All rows of a pragma. */
+  pragmaRows(context: string, sql: string): unknown[] {
+    this.assertOpen(context);
+    return guard(context, () => this.#db.pragma(sql) as unknown[]);
+  }
+
+  /** Loads an SQLite extension (sqlite-vec). */
+  loadExtension(path: string): void {
+    this.assertOpen('loadExtension');
+    guard('load extension', () => this.#db.loadExtension(path));
+  }
+
+  /** Changes whenever another connection commits to the file (PRAGMA data_version). */
+  dataVersion(): number {
+    return this.pragma('dataVersion', 'data_version') as number;
+  }
+
+  /** Compares two paths after resolving links, for "is this the open file?" checks. */
+  isSameFile(other: string): boolean {
+    const target = resolve(other);
+    if (target === this.path) return true;
+    try {
+      return realpathSync(target) === realpathSync(this.path);
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    if (this.#closed)
+      throw new HedgehopError('CLOSED', `close: the memory file ${this.path} is already closed`);
+    this.#closed = true;
+    this.#statements.clear();
+    try {
+      if (!this.options.readOnly) {
+        try {
+          this.#db.pragma('wal_checkpoint(PASSIVE)');
+        } catch {
+          // another process may hold the WAL; a later open checkpoints it
+        }
+      }
+      this.#db.close();
+    } finally {
+      this.#lock.release();
+    }
+  }
+}

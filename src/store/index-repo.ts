@@ -1,0 +1,97 @@
+import { segmentCjk } from '../core/text.js';
+import type { Engine } from './engine.js';
+
+/** Which layer an index row belongs to. */
+export type IndexLayer = 'radial' | 'topic' | 'archive' | 'knowledge' | 'profile';
+
+/** One text to index, with its provenance. */
+export interface IndexDoc {
+  readonly layer: IndexLayer;
+  /** Id of the source record (node id, topic id, archive id, knowledge node id, agent id). */
+  readonly ref: string;
+  /** Which text of the record, when it has several (e.g. a node's `label`, `summary`, `full`). */
+  readonly part?: string;
+  /** Owning agent; `null` for file-wide rows (knowledge). */
+  readonly agentId: number | null;
+  readonly lineId?: string | null;
+  readonly sceneId?: string | null;
+  readonly topicId?: string | null;
+  readonly createdAt: number;
+  readonly text: string;
+}
+
+/**
+ * The write side of the recall index. Memory layers call these inside their own write
+ * transactions, so a record and its index rows commit together. Text is CJK-segmented here,
+ * the one place index text is prepared (queries go through the same `segmentCjk`).
+ */
+export class IndexRepo {
+  readonly #engine: Engine;
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /** Inserts or replaces the index row for (layer, ref, part). Must run inside a write. */
+  upsert(doc: IndexDoc): number {
+    const part = doc.part ?? '';
+    const existing = this.#engine
+      .statement('SELECT rowid FROM search_docs WHERE layer = ? AND ref = ? AND part = ?')
+      .pluck()
+      .get(doc.layer, doc.ref, part) as number | undefined;
+    if (existing !== undefined) {
+      this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(existing);
+      this.#engine
+        .statement(
+          `UPDATE search_docs SET agent_id = ?, line_id = ?, scene_id = ?, topic_id = ?, created_at = ?,
+             embed_state = CASE embed_state WHEN 'none' THEN 'none' ELSE 'pending' END
+           WHERE rowid = ?`,
+        )
+        .run(
+          doc.agentId,
+          doc.lineId ?? null,
+          doc.sceneId ?? null,
+          doc.topicId ?? null,
+          doc.createdAt,
+          existing,
+        );
+      this.#engine
+        .statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)')
+        .run(existing, segmentCjk(doc.text));
+      return existing;
+    }
+    const info = this.#engine
+      .statement(
+        `INSERT INTO search_docs (agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, embed_state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model') THEN 'pending' ELSE 'none' END))`,
+      )
+      .run(
+        doc.agentId,
+        doc.layer,
+        doc.ref,
+        part,
+        doc.lineId ?? null,
+        doc.sceneId ?? null,
+        doc.topicId ?? null,
+        doc.createdAt,
+      );
+    const rowid = Number(info.lastInsertRowid);
+    this.#engine
+      .statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)')
+      .run(rowid, segmentCjk(doc.text));
+    return rowid;
+  }
+
+  /** Removes every index row of a record (all parts). Must run inside a write. */
+  remove(layer: IndexLayer, ref: string): number {
+    const rowids = this.#engine
+      .statement('SELECT rowid FROM search_docs WHERE layer = ? AND ref = ?')
+      .pluck()
+      .all(layer, ref) as number[];
+    for (const rowid of rowids) {
+      this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(rowid);
+      this.#engine.statement('DELETE FROM search_docs WHERE rowid = ?').run(rowid);
+    }
+    return rowids.length;
+  }
+}

@@ -1,0 +1,78 @@
+import type { Migration } from './index.js';
+
+/**
+ * Knowledge graphs (file-wide, no agent column), the per-agent engram graph of scenes, and
+ * the record of Dream passes (with what each changed, so a pass can be undone).
+ */
+export const v4Knowledge: Migration = {
+  version: 4,
+  name: 'knowledge',
+  up(db) {
+    db.exec(`
+      CREATE TABLE kg_graphs (
+        id         TEXT PRIMARY KEY,
+        label      TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE kg_nodes (
+        id         TEXT PRIMARY KEY,
+        graph_id   TEXT NOT NULL REFERENCES kg_graphs(id),
+        title      TEXT NOT NULL,
+        type       TEXT NOT NULL DEFAULT '',
+        content    TEXT NOT NULL DEFAULT '',
+        keywords   TEXT NOT NULL DEFAULT '[]',
+        source_ref TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (graph_id, title)
+      ) STRICT;
+      CREATE TABLE kg_edges (
+        id         TEXT PRIMARY KEY,
+        graph_id   TEXT NOT NULL REFERENCES kg_graphs(id),
+        kind       TEXT NOT NULL,
+        members    TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (graph_id, members, kind)
+      ) STRICT;
+      CREATE TABLE kg_edge_members (
+        edge_id TEXT NOT NULL REFERENCES kg_edges(id),
+        node_id TEXT NOT NULL REFERENCES kg_nodes(id),
+        PRIMARY KEY (node_id, edge_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE engram_nodes (
+        scene_id    TEXT PRIMARY KEY,
+        agent_id    INTEGER NOT NULL REFERENCES agents(id),
+        topic_ids   TEXT NOT NULL DEFAULT '[]',
+        keywords    TEXT NOT NULL DEFAULT '[]',
+        importance  REAL NOT NULL DEFAULT 1.0,
+        valence     REAL NOT NULL DEFAULT 0.5,
+        arousal     REAL NOT NULL DEFAULT 0,
+        emotion_set INTEGER NOT NULL DEFAULT 0,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE engram_edges (
+        agent_id      INTEGER NOT NULL REFERENCES agents(id),
+        a             TEXT NOT NULL,
+        b             TEXT NOT NULL,
+        weight        REAL NOT NULL,
+        created_at    INTEGER NOT NULL,
+        last_decay_at INTEGER NOT NULL,
+        PRIMARY KEY (a, b),
+        CHECK (a < b)
+      ) STRICT;
+      CREATE TABLE dream_runs (
+        id          TEXT PRIMARY KEY,
+        agent_id    INTEGER NOT NULL REFERENCES agents(id),
+        scene_id    TEXT,
+        started_at  INTEGER NOT NULL,
+        finished_at INTEGER,
+        report      TEXT NOT NULL DEFAULT '{}',
+        undo        TEXT NOT NULL DEFAULT '{}',
+        undone_at   INTEGER
+      ) STRICT;
+      CREATE INDEX dream_runs_agent ON dream_runs(agent_id, started_at);
+    `);
+  },
+};
