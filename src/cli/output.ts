@@ -1,0 +1,69 @@
+import { styleText } from 'node:util';
+import { HedgehopError, type ErrorCode } from '../core/errors.js';
+
+/** Where a command writes, and how. */
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Exit codes, as documented in the README. */
+export const EXIT = {
+  ok: 0,
+  usage: 1,
+  notFound: 2,
+  locked: 3,
+  corrupt: 4,
+  model: 5,
+  other: 6,
+} as const;
+
+const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  INVALID_INPUT: EXIT.usage,
+  NOT_FOUND: EXIT.notFound,
+  LOCKED: EXIT.locked,
+  BUSY: EXIT.locked,
+  CORRUPT: EXIT.corrupt,
+  VERSION: EXIT.corrupt,
+  LLM_FAILED: EXIT.model,
+};
+
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  INVALID_INPUT: 'see --help for the arguments this command takes',
+  NOT_FOUND: "list what exists with 'hedgehop lines' or 'hedgehop stats'",
+  LOCKED: 'another process holds the file exclusively; close it or wait',
+  BUSY: 'another writer held the file too long; retry, or raise --busy-timeout',
+  CORRUPT: "run 'hedgehop check' and restore from a copy made with 'hedgehop compact'",
+  VERSION: 'upgrade hedgehop to open this file',
+  LLM_FAILED: 'the verbatim record is kept; derived fields stay pending until a later pass',
+  CLOSED: 'the file was closed before the command finished',
+  READ_ONLY: 'the file is open read-only',
+};
+
+/** Exit code for an error. */
+export function exitCodeOf(error: unknown): number {
+  if (HedgehopError.isInstance(error)) return EXIT_BY_CODE[error.code] ?? EXIT.other;
+  return EXIT.other;
+}
+
+/** One line for stderr: the code, the message and a hint. */
+export function errorLine(error: unknown): string {
+  if (HedgehopError.isInstance(error)) {
+    const hint = HINTS[error.code];
+    return `hedgehop: ${error.code}: ${error.message.replace(/\s+/g, ' ')}${hint ? ` (hint: ${hint})` : ''}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `hedgehop: ERROR: ${message.replace(/\s+/g, ' ')}`;
+}
+
+/** Colours only when writing to a terminal (and NO_COLOR is unset). */
+export function painter(io: CliIO): (style: Parameters<typeof styleText>[0], text: string) => string {
+  const colour = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
+  return (style, text) => (colour ? styleText(style, text) : text);
+}
+
+/** Writes one JSON document to stdout. */
+export function printJson(io: CliIO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

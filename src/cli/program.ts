@@ -1,0 +1,46 @@
+import { Command, CommanderError } from 'commander';
+import { registerMaintenance } from './commands/maintenance.js';
+import { EXIT, errorLine, exitCodeOf, type CliIO } from './output.js';
+
+/** Builds the `hedgehop` command tree. */
+export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
+  const program = new Command('hedgehop')
+    .description('Long-term memory for AI agents in one embedded file')
+    .option('-f, --file <path>', 'memory file (default: $HEDGEHOP_FILE or ./memory.db)')
+    .option('--json', 'print one JSON document on stdout and nothing else')
+    .option('--busy-timeout <ms>', 'how long a write waits for another process before BUSY')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  const run = async (fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (error) {
+      io.stderr.write(`${errorLine(error)}\n`);
+      setExit(exitCodeOf(error));
+    }
+  };
+  registerMaintenance(program, io, run);
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    io.stderr.write(`${errorLine(error)}\n`);
+    return exitCodeOf(error);
+  }
+  return code;
+}
