@@ -3,6 +3,8 @@ import type { Migration } from './index.js';
 /**
  * Knowledge graphs (file-wide, no agent column), the per-agent engram graph of scenes, and
  * the record of Dream passes (with what each changed, so a pass can be undone).
+ * Knowledge ids are deterministic hashes (see src/memory/knowledge/ids.ts); `seq` keeps
+ * insertion order, which every knowledge read follows.
  */
 export const v4Knowledge: Migration = {
   version: 4,
@@ -16,30 +18,38 @@ export const v4Knowledge: Migration = {
         updated_at INTEGER NOT NULL
       ) STRICT;
       CREATE TABLE kg_nodes (
-        id         TEXT PRIMARY KEY,
-        graph_id   TEXT NOT NULL REFERENCES kg_graphs(id),
-        title      TEXT NOT NULL,
-        type       TEXT NOT NULL DEFAULT '',
-        content    TEXT NOT NULL DEFAULT '',
-        keywords   TEXT NOT NULL DEFAULT '[]',
-        source_ref TEXT,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
+        seq          INTEGER PRIMARY KEY,
+        id           TEXT NOT NULL UNIQUE,
+        graph_id     TEXT NOT NULL REFERENCES kg_graphs(id),
+        title        TEXT NOT NULL,
+        type         TEXT NOT NULL DEFAULT '',
+        content      TEXT NOT NULL DEFAULT '',
+        keywords     TEXT NOT NULL DEFAULT '[]',
+        observations TEXT NOT NULL DEFAULT '[]',
+        source_ref   TEXT,
+        created_at   INTEGER NOT NULL,
+        updated_at   INTEGER NOT NULL,
         UNIQUE (graph_id, title)
       ) STRICT;
+      CREATE INDEX kg_nodes_type ON kg_nodes(graph_id, type);
       CREATE TABLE kg_edges (
-        id         TEXT PRIMARY KEY,
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
         graph_id   TEXT NOT NULL REFERENCES kg_graphs(id),
-        kind       TEXT NOT NULL,
+        kind       TEXT NOT NULL
+                   CHECK (kind IN ('related', 'causal', 'part_of', 'sequence', 'dependency', 'custom')),
+        label      TEXT NOT NULL DEFAULT '',
+        directed   INTEGER NOT NULL DEFAULT 0 CHECK (directed IN (0, 1)),
         members    TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        UNIQUE (graph_id, members, kind)
+        created_at INTEGER NOT NULL
       ) STRICT;
+      CREATE INDEX kg_edges_graph ON kg_edges(graph_id, seq);
       CREATE TABLE kg_edge_members (
-        edge_id TEXT NOT NULL REFERENCES kg_edges(id),
         node_id TEXT NOT NULL REFERENCES kg_nodes(id),
+        edge_id TEXT NOT NULL REFERENCES kg_edges(id),
         PRIMARY KEY (node_id, edge_id)
       ) STRICT, WITHOUT ROWID;
+      CREATE INDEX kg_edge_members_edge ON kg_edge_members(edge_id);
       CREATE TABLE engram_nodes (
         scene_id    TEXT PRIMARY KEY,
         agent_id    INTEGER NOT NULL REFERENCES agents(id),

@@ -1,0 +1,380 @@
+import type { Clock } from '../../core/clock.js';
+import { HedgehopError, invalidInput, notFound } from '../../core/errors.js';
+import type {
+  KnowledgeChunkResult,
+  KnowledgeEdgeWrite,
+  KnowledgeImportChunk,
+  KnowledgeNodeWrite,
+} from '../../store/knowledge-repo.js';
+import type { Store } from '../../store/store.js';
+import { canonicalMembers, edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
+import { resolveNodeFields } from './merge.js';
+import { nodeMentions, rankNodes, sqlNeedle } from './node-search.js';
+import type {
+  KnowledgeBatch,
+  KnowledgeDeleteReport,
+  KnowledgeEdge,
+  KnowledgeEdgeKind,
+  KnowledgeEdgesDeleteReport,
+  KnowledgeGraph,
+  KnowledgeGraphInfo,
+  KnowledgeImportMode,
+  KnowledgeImportProgress,
+  KnowledgeImportReport,
+  KnowledgeNode,
+  KnowledgeNodeQuery,
+  KnowledgeNodesDeleteReport,
+  KnowledgeObservationEdit,
+  KnowledgeObservationsAdded,
+  KnowledgeObservationsDeleteReport,
+  KnowledgeSearchHit,
+  KnowledgeSubgraph,
+} from './types.js';
+
+/** Import options after validation. */
+export interface ImportSettings {
+  readonly mode: KnowledgeImportMode;
+  readonly chunkSize: number;
+  readonly onProgress?: ((progress: KnowledgeImportProgress) => void) | undefined;
+}
+
+/** Subgraph options after validation. */
+export interface SubgraphSettings {
+  readonly depth: number;
+  readonly edgeKinds?: readonly KnowledgeEdgeKind[] | undefined;
+  readonly direction: 'any' | 'forward' | 'backward';
+}
+
+/** Where an import writes: an existing graph, or a new one with a free id. */
+interface GraphTarget {
+  readonly id: string;
+  readonly label: string;
+  readonly exists: boolean;
+}
+
+/** How many alternative ids are tried for a label whose first id a renamed graph holds. */
+const MAX_GRAPH_ID_ATTEMPTS = 1000;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The knowledge layer's logic over {@link Store.knowledge}: batch imports in atomic chunks,
+ * lookups, breadth-first subgraphs and ranked search. Input is already validated by the API.
+ */
+export class KnowledgeGraphs {
+  readonly #store: Store;
+  readonly #clock: Clock;
+
+  constructor(store: Store, clock: Clock) {
+    this.#store = store;
+    this.#clock = clock;
+  }
+
+  get #repo(): Store['knowledge'] {
+    return this.#store.knowledge;
+  }
+
+  // ---- import ---------------------------------------------------------------------------------
+
+  /**
+   * Imports a validated batch: checks every edge's members first (nothing is written when one
+   * names no node), then writes in chunks of `chunkSize` items, one transaction each.
+   */
+  async import(batch: KnowledgeBatch, settings: ImportSettings): Promise<KnowledgeImportReport> {
+    return (await this.importDetailed(batch, settings)).report;
+  }
+
+  /** {@link KnowledgeGraphs.import}, also returning the ids of the edges it created. */
+  async importDetailed(
+    batch: KnowledgeBatch,
+    settings: ImportSettings,
+  ): Promise<{ report: KnowledgeImportReport; createdEdges: string[] }> {
+    const { target, nodes, edges } = this.#store.engine.read('knowledge import', () =>
+      this.#plan(batch, settings.mode),
+    );
+    const now = this.#clock.now();
+    const items = [...nodes.map((node) => ({ node })), ...edges.map((edge) => ({ edge }))];
+    const report = emptyReport(target.id);
+    const createdEdges: string[] = [];
+    const total = items.length;
+    for (let start = 0; start < total; start += settings.chunkSize) {
+      const slice = items.slice(start, start + settings.chunkSize);
+      const chunk: KnowledgeImportChunk = {
+        graphId: target.id,
+        label: target.label,
+        createGraph: start === 0,
+        now,
+        nodes: slice.flatMap((item) => ('node' in item ? [item.node] : [])),
+        edges: slice.flatMap((item) => ('edge' in item ? [item.edge] : [])),
+      };
+      const result = this.#writeChunk(chunk);
+      if (result === undefined) {
+        report.errors.push(
+          `stopped after ${start} of ${total} items: the graph was deleted while the import ran`,
+        );
+        break;
+      }
+      addChunk(report, result);
+      for (const id of result.createdEdges) createdEdges.push(id);
+      const done = Math.min(total, start + settings.chunkSize);
+      settings.onProgress?.({ phase: chunk.edges.length > 0 ? 'edges' : 'nodes', done, total });
+      if (done < total) await yieldToEventLoop();
+    }
+    return { report, createdEdges };
+  }
+
+  #writeChunk(chunk: KnowledgeImportChunk): KnowledgeChunkResult | undefined {
+    try {
+      return this.#repo.importChunk(chunk);
+    } catch (error) {
+      if (!chunk.createGraph && HedgehopError.isInstance(error) && error.code === 'CONFLICT')
+        return undefined;
+      throw error;
+    }
+  }
+
+  #plan(
+    batch: KnowledgeBatch,
+    mode: KnowledgeImportMode,
+  ): { target: GraphTarget; nodes: KnowledgeNodeWrite[]; edges: KnowledgeEdgeWrite[] } {
+    const target = this.#resolveTarget(batch.graph);
+    const batchTitles = new Set((batch.nodes ?? []).map((node) => node.title));
+    this.#checkEdgeMembers(batch, target, batchTitles);
+    const nodes = (batch.nodes ?? []).map(
+      (input): KnowledgeNodeWrite => ({
+        id: nodeIdFor(target.id, input.title),
+        title: input.title,
+        resolve: (existing) => resolveNodeFields(mode, input, existing),
+      }),
+    );
+    const edges: KnowledgeEdgeWrite[] = [];
+    const seen = new Set<string>();
+    (batch.edges ?? []).forEach((input, index) => {
+      const directed = input.directed ?? false;
+      const label = input.label ?? '';
+      const members = canonicalMembers(
+        input.members.map((title) => nodeIdFor(target.id, title)),
+        directed,
+      );
+      const id = edgeIdFor({ graphId: target.id, kind: input.kind, label, directed, members });
+      if (seen.has(id)) return;
+      seen.add(id);
+      edges.push({ id, kind: input.kind, label, directed, members, ref: `edges.${index}` });
+    });
+    return { target, nodes, edges };
+  }
+
+  #resolveTarget(label: string): GraphTarget {
+    const existing = this.#repo.graphByLabel(label);
+    if (existing) return { id: existing.id, label, exists: true };
+    for (let attempt = 0; attempt < MAX_GRAPH_ID_ATTEMPTS; attempt++) {
+      const id = graphIdFor(label, attempt);
+      if (!this.#repo.graphIdTaken(id)) return { id, label, exists: false };
+    }
+    throw new HedgehopError('CONFLICT', `no free id for a knowledge graph labelled '${label}'`);
+  }
+
+  #checkEdgeMembers(batch: KnowledgeBatch, target: GraphTarget, batchTitles: Set<string>): void {
+    const outside = new Set<string>();
+    for (const edge of batch.edges ?? []) {
+      for (const title of edge.members) if (!batchTitles.has(title)) outside.add(title);
+    }
+    if (outside.size === 0) return;
+    const found = target.exists ? this.#repo.existingTitles(target.id, [...outside]) : new Set<string>();
+    (batch.edges ?? []).forEach((edge, edgeIndex) => {
+      edge.members.forEach((title, memberIndex) => {
+        if (batchTitles.has(title) || found.has(title)) return;
+        throw invalidInput(
+          `batch.edges.${edgeIndex}.members.${memberIndex}`,
+          `no node titled '${title}' in the batch or in graph '${target.label}'`,
+        );
+      });
+    });
+  }
+
+  // ---- graphs ---------------------------------------------------------------------------------
+
+  get(graphId: string): KnowledgeGraph | undefined {
+    return this.#store.engine.read('knowledge get', () => {
+      const graph = this.#repo.graph(graphId);
+      if (!graph) return undefined;
+      return { graph, nodes: this.#repo.nodesOfGraph(graphId), edges: this.#repo.edgesOfGraph(graphId) };
+    });
+  }
+
+  info(graphId: string): KnowledgeGraphInfo | undefined {
+    return this.#store.engine.read('knowledge info', () => this.#repo.graph(graphId));
+  }
+
+  infoByLabel(label: string): KnowledgeGraphInfo | undefined {
+    return this.#store.engine.read('knowledge info', () => this.#repo.graphByLabel(label));
+  }
+
+  list(): KnowledgeGraphInfo[] {
+    return this.#store.engine.read('knowledge list', () => this.#repo.listGraphs());
+  }
+
+  update(graphId: string, label: string): KnowledgeGraphInfo {
+    return this.#repo.relabel(graphId, label, this.#clock.now());
+  }
+
+  delete(graphId: string): KnowledgeDeleteReport {
+    return this.#repo.deleteGraph(graphId);
+  }
+
+  // ---- nodes, edges, observations -------------------------------------------------------------
+
+  deleteNodes(nodeIds: readonly string[]): KnowledgeNodesDeleteReport {
+    return this.#repo.deleteNodes(nodeIds, this.#clock.now());
+  }
+
+  deleteEdges(edgeIds: readonly string[]): KnowledgeEdgesDeleteReport {
+    return this.#repo.deleteEdges(edgeIds, this.#clock.now());
+  }
+
+  addObservations(edits: readonly KnowledgeObservationEdit[]): KnowledgeObservationsAdded[] {
+    return this.#repo.addObservations(edits, this.#clock.now());
+  }
+
+  deleteObservations(edits: readonly KnowledgeObservationEdit[]): KnowledgeObservationsDeleteReport {
+    return this.#repo.deleteObservations(edits, this.#clock.now());
+  }
+
+  edgesBetween(a: string, b: string): KnowledgeEdge[] {
+    return this.#store.engine.read('knowledge edges', () => this.#repo.edgesBetween(a, b));
+  }
+
+  /** Edges with a member among `nodeIds`, in insertion order. */
+  edgesTouching(nodeIds: readonly string[]): KnowledgeEdge[] {
+    return this.#store.engine.read('knowledge edges', () =>
+      this.#repo
+        .edgesTouching(nodeIds, undefined)
+        .sort((a, b) => a.seq - b.seq)
+        .map((entry) => entry.edge),
+    );
+  }
+
+  // ---- queries --------------------------------------------------------------------------------
+
+  /** Nodes meeting every given condition, in insertion order. */
+  queryNodes(query: KnowledgeNodeQuery): KnowledgeNode[] {
+    const lowered = query.keyword?.toLowerCase();
+    const accept =
+      lowered === undefined
+        ? (): boolean => true
+        : (node: KnowledgeNode): boolean => nodeMentions(node, lowered);
+    return this.#store.engine.read('knowledge query', () =>
+      this.#repo.scanNodes(
+        {
+          graphId: query.graphId,
+          type: query.type,
+          ids: query.ids,
+          titles: query.titles,
+          textContains: lowered === undefined ? undefined : sqlNeedle(lowered),
+        },
+        accept,
+        query.limit ?? Number.POSITIVE_INFINITY,
+      ),
+    );
+  }
+
+  /**
+   * Breadth-first from `startIds` up to `depth` hops along edges of the given kinds (each edge
+   * joins all its members). Returns the visited nodes and the edges whose members were all
+   * visited. Unknown start nodes are `NOT_FOUND`.
+   */
+  querySubgraph(startIds: readonly string[], settings: SubgraphSettings): KnowledgeSubgraph {
+    return this.#store.engine.read('knowledge subgraph', () => {
+      const starts = [...new Set(startIds)];
+      const found = new Set(this.#repo.nodesByIds(starts).map((node) => node.id));
+      const missing = starts.filter((id) => !found.has(id));
+      if (missing.length > 0) throw notFound(`no knowledge node with id ${missing.join(', ')}`);
+      return this.#breadthFirst(starts, settings);
+    });
+  }
+
+  #breadthFirst(starts: string[], settings: SubgraphSettings): KnowledgeSubgraph {
+    const distances = new Map<string, number>(starts.map((id) => [id, 0]));
+    const seenEdges = new Map<string, { edge: KnowledgeEdge; seq: number }>();
+    let frontier = starts;
+    for (let depth = 0; frontier.length > 0; depth++) {
+      const touching = this.#repo.edgesTouching(frontier, settings.edgeKinds);
+      for (const entry of touching) seenEdges.set(entry.edge.id, entry);
+      if (depth >= settings.depth) break;
+      const inFrontier = new Set(frontier);
+      const next: string[] = [];
+      for (const { edge } of touching) {
+        for (const neighbour of neighboursOf(edge, inFrontier, settings.direction)) {
+          if (distances.has(neighbour)) continue;
+          distances.set(neighbour, depth + 1);
+          next.push(neighbour);
+        }
+      }
+      frontier = next;
+    }
+    const nodes = this.#repo
+      .nodesByIds([...distances.keys()])
+      .sort((a, b) => (distances.get(a.id) ?? 0) - (distances.get(b.id) ?? 0));
+    const edges = [...seenEdges.values()]
+      .filter(({ edge }) => edge.members.every((id) => distances.has(id)))
+      .sort((a, b) => a.seq - b.seq)
+      .map((entry) => entry.edge);
+    return { nodes, edges, distances: Object.fromEntries(distances) };
+  }
+
+  /**
+   * Nodes ranked for a free-text query: every node holding the query as a case-insensitive
+   * substring (as the MCP memory server finds them), and every node the recall index matches
+   * by words; exact and title matches first, then by index score. An empty query lists all.
+   */
+  search(
+    query: string,
+    options: { graphId?: string | undefined; limit?: number | undefined },
+  ): KnowledgeSearchHit[] {
+    return rankNodes(this.#store, query, options);
+  }
+}
+
+function neighboursOf(
+  edge: KnowledgeEdge,
+  inFrontier: ReadonlySet<string>,
+  direction: SubgraphSettings['direction'],
+): string[] {
+  if (!edge.directed || direction === 'any') return [...edge.members];
+  const out: string[] = [];
+  edge.members.forEach((id, index) => {
+    if (!inFrontier.has(id)) return;
+    const reach = direction === 'forward' ? edge.members.slice(index + 1) : edge.members.slice(0, index);
+    out.push(...reach);
+  });
+  return out;
+}
+
+type MutableReport = {
+  -readonly [K in keyof KnowledgeImportReport]: KnowledgeImportReport[K] extends readonly (infer T)[]
+    ? T[]
+    : KnowledgeImportReport[K];
+};
+
+function emptyReport(graphId: string): MutableReport {
+  return {
+    graphId,
+    graphCreated: false,
+    created: [],
+    updated: [],
+    skipped: 0,
+    edgesCreated: 0,
+    edgesExisting: 0,
+    errors: [],
+  };
+}
+
+function addChunk(report: MutableReport, chunk: KnowledgeChunkResult): void {
+  report.graphCreated ||= chunk.graphCreated;
+  report.created.push(...chunk.created);
+  report.updated.push(...chunk.updated);
+  report.skipped += chunk.skipped;
+  report.edgesCreated += chunk.createdEdges.length;
+  report.edgesExisting += chunk.edgesExisting;
+  report.errors.push(...chunk.errors);
+}

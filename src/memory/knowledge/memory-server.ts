@@ -1,0 +1,402 @@
+import { notFound } from '../../core/errors.js';
+import { edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
+import type { ImportSettings, KnowledgeGraphs } from './knowledge-graphs.js';
+import { unionInOrder } from './merge.js';
+import {
+  formatMemoryServerJsonl,
+  parseMemoryServerJsonl,
+  type NumberedRelation,
+} from './memory-server-jsonl.js';
+import type { KnowledgeEdge, KnowledgeImportReport, KnowledgeNode } from './types.js';
+
+/**
+ * The model of the MCP reference memory server (`@modelcontextprotocol/server-memory`) mapped
+ * onto one knowledge graph:
+ *
+ * - an entity is a node: `name` = title, `entityType` = type, `observations` = observations
+ *   (a node imported with `content` shows it as its first observation);
+ * - a relation is a directed two-member edge of kind `custom` whose `label` is the
+ *   `relationType`, running `from` → `to`. Edges made otherwise read back as relations too:
+ *   their `relationType` is the label, or the kind when there is no label; an edge of more than
+ *   two members reads as one relation per pair (consecutive pairs when directed).
+ */
+
+/** An entity as the MCP memory server has it. */
+export interface MemoryServerEntity {
+  readonly name: string;
+  readonly entityType: string;
+  readonly observations: readonly string[];
+}
+
+/** A relation as the MCP memory server has it (active voice: `from` `relationType` `to`). */
+export interface MemoryServerRelation {
+  readonly from: string;
+  readonly to: string;
+  readonly relationType: string;
+}
+
+/** A graph, or part of one, as the MCP memory server's `read_graph` returns it. */
+export interface MemoryServerSnapshot {
+  readonly entities: readonly MemoryServerEntity[];
+  readonly relations: readonly MemoryServerRelation[];
+}
+
+/** What importing a memory-server JSONL file did. */
+export interface MemoryServerImportReport extends KnowledgeImportReport {
+  /** Entity and relation lines read. */
+  readonly entities: number;
+  readonly relations: number;
+  /** Lines of another `type` (or blank), left alone as the memory server does. */
+  readonly ignoredLines: number;
+  /** Relations naming an entity that is neither in the file nor in the graph: not imported. */
+  readonly skippedRelations: readonly string[];
+}
+
+/** The name of the graph the MCP mapping uses unless told otherwise. */
+export const DEFAULT_MEMORY_SERVER_GRAPH = 'memory';
+
+/** The relation type an edge reads as. */
+export function relationTypeOf(edge: KnowledgeEdge): string {
+  return edge.kind === 'custom' || edge.label.length > 0 ? edge.label : edge.kind;
+}
+
+/** An entity read from a node. */
+export function entityOf(node: KnowledgeNode): MemoryServerEntity {
+  const observations =
+    node.content.length > 0 ? unionInOrder([node.content], node.observations) : node.observations;
+  return { name: node.title, entityType: node.type, observations: [...observations] };
+}
+
+/** The relations an edge reads as (one for a two-member edge). */
+export function relationsOf(
+  edge: KnowledgeEdge,
+  titleOf: (id: string) => string | undefined,
+): MemoryServerRelation[] {
+  const relationType = relationTypeOf(edge);
+  const pairs: [string, string][] = [];
+  const members = edge.members;
+  if (edge.directed || members.length === 2) {
+    for (let i = 0; i + 1 < members.length; i++) pairs.push([members[i] as string, members[i + 1] as string]);
+  } else {
+    for (let i = 0; i < members.length; i++) {
+      for (let j = i + 1; j < members.length; j++) pairs.push([members[i] as string, members[j] as string]);
+    }
+  }
+  const out: MemoryServerRelation[] = [];
+  for (const [a, b] of pairs) {
+    const from = titleOf(a);
+    const to = titleOf(b);
+    if (from !== undefined && to !== undefined) out.push({ from, to, relationType });
+  }
+  return out;
+}
+
+const relationKey = (relation: MemoryServerRelation): string =>
+  JSON.stringify([relation.from, relation.to, relation.relationType]);
+
+/** Relations, each once, in order. */
+function distinctRelations(relations: readonly MemoryServerRelation[]): MemoryServerRelation[] {
+  const seen = new Set<string>();
+  return relations.filter((relation) => {
+    const key = relationKey(relation);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The edge input a relation becomes. */
+function edgeInputOf(relation: MemoryServerRelation): {
+  kind: 'custom';
+  label: string;
+  directed: true;
+  members: [string, string];
+} {
+  return {
+    kind: 'custom',
+    label: relation.relationType,
+    directed: true,
+    members: [relation.from, relation.to],
+  };
+}
+
+/** The id of the edge a relation becomes. */
+function relationEdgeId(graphId: string, relation: MemoryServerRelation): string {
+  return edgeIdFor({
+    graphId,
+    kind: 'custom',
+    label: relation.relationType,
+    directed: true,
+    members: [nodeIdFor(graphId, relation.from), nodeIdFor(graphId, relation.to)],
+  });
+}
+
+/** Import settings of the tool calls: one transaction, existing nodes left alone. */
+const TOOL_IMPORT: ImportSettings = { mode: 'skip', chunkSize: 1_000_000 };
+
+/**
+ * The nine tools of the MCP reference memory server over one knowledge graph (created on the
+ * first write). Input is already validated. Every write is one transaction, so concurrent
+ * writers (other processes included) never lose each other's updates.
+ */
+export class MemoryServerMapping {
+  readonly #graphs: KnowledgeGraphs;
+  readonly #label: string;
+
+  constructor(graphs: KnowledgeGraphs, label: string) {
+    this.#graphs = graphs;
+    this.#label = label;
+  }
+
+  /** The graph's label. */
+  get label(): string {
+    return this.#label;
+  }
+
+  #graphId(): string | undefined {
+    return this.#graphs.infoByLabel(this.#label)?.id;
+  }
+
+  #nodesNamed(graphId: string, names: readonly string[]): Map<string, KnowledgeNode> {
+    const nodes = this.#graphs.queryNodes({ graphId, titles: names });
+    return new Map(nodes.map((node) => [node.title, node]));
+  }
+
+  /** `create_entities`: creates entities whose name is new; returns those created. */
+  async createEntities(entities: readonly MemoryServerEntity[]): Promise<MemoryServerEntity[]> {
+    const firsts = new Map<string, MemoryServerEntity>();
+    for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    if (firsts.size === 0) return [];
+    const nodes = [...firsts.values()].map((entity) => ({
+      title: entity.name,
+      type: entity.entityType,
+      observations: entity.observations,
+    }));
+    const report = await this.#graphs.import({ graph: this.#label, nodes }, TOOL_IMPORT);
+    const created = new Set(report.created);
+    return [...firsts.values()].filter((entity) => created.has(nodeIdFor(report.graphId, entity.name)));
+  }
+
+  /**
+   * `create_relations`: every `from` and `to` must name an entity (else `NOT_FOUND`, nothing
+   * written); returns the relations that were new.
+   */
+  async createRelations(relations: readonly MemoryServerRelation[]): Promise<MemoryServerRelation[]> {
+    if (relations.length === 0) return [];
+    const graphId = this.#graphId();
+    const names = unionInOrder(relations.flatMap((relation) => [relation.from, relation.to]));
+    const held = graphId === undefined ? new Map<string, KnowledgeNode>() : this.#nodesNamed(graphId, names);
+    const missing = names.find((name) => !held.has(name));
+    if (missing !== undefined) throw notFound(`Entity with name ${missing} not found`);
+    const distinct = distinctRelations(relations);
+    const { report, createdEdges } = await this.#graphs.importDetailed(
+      { graph: this.#label, edges: distinct.map(edgeInputOf) },
+      TOOL_IMPORT,
+    );
+    const created = new Set(createdEdges);
+    return distinct.filter((relation) => created.has(relationEdgeId(report.graphId, relation)));
+  }
+
+  /**
+   * `add_observations`: every entity must exist (else `NOT_FOUND`, nothing written); returns,
+   * per entity, the observations that were new.
+   */
+  addObservations(
+    additions: readonly { readonly entityName: string; readonly contents: readonly string[] }[],
+  ): { entityName: string; addedObservations: string[] }[] {
+    if (additions.length === 0) return [];
+    const graphId = this.#graphId();
+    const names = additions.map((addition) => addition.entityName);
+    const held = graphId === undefined ? new Map<string, KnowledgeNode>() : this.#nodesNamed(graphId, names);
+    const missing = names.find((name) => !held.has(name));
+    if (missing !== undefined || graphId === undefined) {
+      throw notFound(`Entity with name ${missing ?? names[0] ?? ''} not found`);
+    }
+    const results = this.#graphs.addObservations(
+      additions.map((addition) => ({
+        nodeId: nodeIdFor(graphId, addition.entityName),
+        observations: addition.contents,
+      })),
+    );
+    return results.map((result, index) => ({
+      entityName: additions[index]?.entityName ?? '',
+      addedObservations: [...result.added],
+    }));
+  }
+
+  /** `delete_entities`: deletes entities and every relation they take part in. */
+  deleteEntities(names: readonly string[]): { deleted: string[]; notFound: string[] } {
+    const graphId = this.#graphId();
+    if (graphId === undefined) return { deleted: [], notFound: [...names] };
+    const ids = new Map(names.map((name) => [nodeIdFor(graphId, name), name]));
+    const report = this.#graphs.deleteNodes([...ids.keys()]);
+    const deleted = new Set(report.deleted);
+    return {
+      deleted: names.filter((name) => deleted.has(nodeIdFor(graphId, name))),
+      notFound: names.filter((name) => !deleted.has(nodeIdFor(graphId, name))),
+    };
+  }
+
+  /** `delete_observations`: removes the given observations; unknown entities are reported. */
+  deleteObservations(
+    deletions: readonly { readonly entityName: string; readonly observations: readonly string[] }[],
+  ): { deletedCount: number; missingEntities: string[] } {
+    const graphId = this.#graphId();
+    if (graphId === undefined) {
+      return { deletedCount: 0, missingEntities: deletions.map((deletion) => deletion.entityName) };
+    }
+    const report = this.#graphs.deleteObservations(
+      deletions.map((deletion) => ({
+        nodeId: nodeIdFor(graphId, deletion.entityName),
+        observations: deletion.observations,
+      })),
+    );
+    const missing = new Set(report.notFound);
+    return {
+      deletedCount: report.deleted,
+      missingEntities: deletions
+        .filter((deletion) => missing.has(nodeIdFor(graphId, deletion.entityName)))
+        .map((deletion) => deletion.entityName),
+    };
+  }
+
+  /** `delete_relations`: deletes two-member edges that read as one of the given relations. */
+  deleteRelations(relations: readonly MemoryServerRelation[]): { deletedCount: number } {
+    const graphId = this.#graphId();
+    if (graphId === undefined || relations.length === 0) return { deletedCount: 0 };
+    const doomed = new Set<string>();
+    for (const relation of relations) {
+      const from = nodeIdFor(graphId, relation.from);
+      const to = nodeIdFor(graphId, relation.to);
+      const titleOf = (id: string): string | undefined =>
+        id === from ? relation.from : id === to ? relation.to : undefined;
+      for (const edge of this.#graphs.edgesBetween(from, to)) {
+        if (edge.members.length !== 2) continue;
+        const key = relationKey(relation);
+        if (relationsOf(edge, titleOf).some((candidate) => relationKey(candidate) === key))
+          doomed.add(edge.id);
+      }
+    }
+    return { deletedCount: this.#graphs.deleteEdges([...doomed]).deleted.length };
+  }
+
+  /** `read_graph`: every entity and relation, in the order they were created. */
+  readGraph(): MemoryServerSnapshot {
+    const graphId = this.#graphId();
+    if (graphId === undefined) return { entities: [], relations: [] };
+    const graph = this.#graphs.get(graphId);
+    if (!graph) return { entities: [], relations: [] };
+    const titleOf = titleLookup(graph.nodes);
+    return {
+      entities: graph.nodes.map(entityOf),
+      relations: distinctRelations(graph.edges.flatMap((edge) => relationsOf(edge, titleOf))),
+    };
+  }
+
+  /**
+   * `search_nodes`: entities holding the query (name, type, observations; case-insensitive),
+   * and those the recall index matches word by word, best first; with every relation that
+   * touches one of them.
+   */
+  searchNodes(query: string, limit?: number): MemoryServerSnapshot {
+    const graphId = this.#graphId();
+    if (graphId === undefined) return { entities: [], relations: [] };
+    const hits = this.#graphs.search(query, { graphId, limit });
+    return this.#withRelations(hits.map((hit) => hit.node));
+  }
+
+  /** `open_nodes`: the named entities (those that exist), with every relation touching one. */
+  openNodes(names: readonly string[]): MemoryServerSnapshot {
+    const graphId = this.#graphId();
+    if (graphId === undefined || names.length === 0) return { entities: [], relations: [] };
+    return this.#withRelations(this.#graphs.queryNodes({ graphId, titles: names }));
+  }
+
+  /**
+   * Imports a memory-server JSONL file into the graph (see {@link parseMemoryServerJsonl}):
+   * entities become nodes (by `settings.mode` when they exist), relations become edges.
+   * Relations naming an entity found neither in the file nor in the graph are reported in
+   * `skippedRelations` and not imported (older memory servers wrote such dangling relations).
+   */
+  async importJsonl(text: string, settings: ImportSettings): Promise<MemoryServerImportReport> {
+    const parsed = parseMemoryServerJsonl(text);
+    const { kept, skipped } = this.#splitDangling(parsed.entities, parsed.relations);
+    const nodes = parsed.entities.map((entity) => ({
+      title: entity.name,
+      type: entity.entityType,
+      observations: entity.observations,
+    }));
+    const edges = distinctRelations(kept).map(edgeInputOf);
+    const base =
+      nodes.length + edges.length === 0
+        ? emptyImportReport(this.#graphId() ?? graphIdFor(this.#label))
+        : await this.#graphs.import({ graph: this.#label, nodes, edges }, settings);
+    return {
+      ...base,
+      entities: parsed.entityLines,
+      relations: parsed.relationLines,
+      ignoredLines: parsed.ignoredLines,
+      skippedRelations: skipped,
+    };
+  }
+
+  #splitDangling(
+    entities: readonly MemoryServerEntity[],
+    relations: readonly NumberedRelation[],
+  ): { kept: NumberedRelation[]; skipped: string[] } {
+    const inFile = new Set(entities.map((entity) => entity.name));
+    const outside = unionInOrder(
+      relations.flatMap((r) => [r.from, r.to]).filter((name) => !inFile.has(name)),
+    );
+    const graphId = this.#graphId();
+    const inGraph =
+      graphId === undefined || outside.length === 0
+        ? new Set<string>()
+        : new Set(this.#nodesNamed(graphId, outside).keys());
+    const kept: NumberedRelation[] = [];
+    const skipped: string[] = [];
+    for (const relation of relations) {
+      const missing = [relation.from, relation.to].find((name) => !inFile.has(name) && !inGraph.has(name));
+      if (missing === undefined) kept.push(relation);
+      else
+        skipped.push(
+          `line ${relation.line}: relation '${relation.from}' -> '${relation.to}' names no entity '${missing}'`,
+        );
+    }
+    return { kept, skipped };
+  }
+
+  /** The graph as a memory-server JSONL file ({@link formatMemoryServerJsonl}). */
+  exportJsonl(): string {
+    return formatMemoryServerJsonl(this.readGraph());
+  }
+
+  #withRelations(nodes: readonly KnowledgeNode[]): MemoryServerSnapshot {
+    const chosen = new Set(nodes.map((node) => node.title));
+    const edges = this.#graphs.edgesTouching(nodes.map((node) => node.id));
+    const memberIds = unionInOrder(edges.flatMap((edge) => edge.members));
+    const titleOf = titleLookup(this.#graphs.queryNodes({ ids: memberIds }));
+    const relations = edges
+      .flatMap((edge) => relationsOf(edge, titleOf))
+      .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));
+    return { entities: nodes.map(entityOf), relations: distinctRelations(relations) };
+  }
+}
+
+function emptyImportReport(graphId: string): KnowledgeImportReport {
+  return {
+    graphId,
+    graphCreated: false,
+    created: [],
+    updated: [],
+    skipped: 0,
+    edgesCreated: 0,
+    edgesExisting: 0,
+    errors: [],
+  };
+}
+
+function titleLookup(nodes: readonly KnowledgeNode[]): (id: string) => string | undefined {
+  const titles = new Map(nodes.map((node) => [node.id, node.title]));
+  return (id) => titles.get(id);
+}

@@ -1,0 +1,726 @@
+import { HedgehopError, notFound } from '../core/errors.js';
+import type {
+  KnowledgeDeleteReport,
+  KnowledgeEdge,
+  KnowledgeEdgeKind,
+  KnowledgeEdgesDeleteReport,
+  KnowledgeGraphInfo,
+  KnowledgeNode,
+  KnowledgeNodesDeleteReport,
+  KnowledgeObservationEdit,
+  KnowledgeObservationsAdded,
+  KnowledgeObservationsDeleteReport,
+  KnowledgeSourceRef,
+} from '../memory/knowledge/types.js';
+import type { Engine } from './engine.js';
+import type { IndexRepo } from './index-repo.js';
+
+/** The stored fields of a node that an import may change. */
+export interface KnowledgeNodeFields {
+  readonly type: string;
+  readonly content: string;
+  readonly keywords: readonly string[];
+  readonly observations: readonly string[];
+  readonly sourceRef: KnowledgeSourceRef | undefined;
+}
+
+/**
+ * One node of an import chunk. `resolve` decides, from the stored node (if any), what to
+ * write: new fields, or `undefined` to leave the node as it is.
+ */
+export interface KnowledgeNodeWrite {
+  readonly id: string;
+  readonly title: string;
+  readonly resolve: (existing: KnowledgeNode | undefined) => KnowledgeNodeFields | undefined;
+}
+
+/** One edge of an import chunk; members are canonical node ids. `ref` names it in errors. */
+export interface KnowledgeEdgeWrite {
+  readonly id: string;
+  readonly kind: KnowledgeEdgeKind;
+  readonly label: string;
+  readonly directed: boolean;
+  readonly members: readonly string[];
+  readonly ref: string;
+}
+
+/** One transaction's worth of an import. */
+export interface KnowledgeImportChunk {
+  readonly graphId: string;
+  readonly label: string;
+  /** When false, a missing graph is an error (it was deleted while the import ran). */
+  readonly createGraph: boolean;
+  readonly now: number;
+  readonly nodes: readonly KnowledgeNodeWrite[];
+  readonly edges: readonly KnowledgeEdgeWrite[];
+}
+
+/** What one chunk wrote (filled in as the chunk is written). */
+export interface KnowledgeChunkResult {
+  readonly graphCreated: boolean;
+  readonly created: string[];
+  readonly updated: string[];
+  skipped: number;
+  /** Ids of the edges created. */
+  readonly createdEdges: string[];
+  edgesExisting: number;
+  readonly errors: string[];
+}
+
+/** Filters of {@link KnowledgeRepo.scanNodes}; each given one must hold. */
+export interface KnowledgeNodeFilter {
+  readonly graphId?: string | undefined;
+  readonly type?: string | undefined;
+  readonly ids?: readonly string[] | undefined;
+  readonly titles?: readonly string[] | undefined;
+  /**
+   * A cheap pre-filter for substring search, applied in SQL: a lower-case, printable-ASCII
+   * needle without `"` or a backslash. Keeps every row whose text (title, type, content, keywords,
+   * observations) holds it ignoring ASCII case, and every row holding U+0130 or U+212A (the only
+   * characters whose JavaScript lower case is ASCII), so no row a JavaScript
+   * `toLowerCase().includes()` test would accept is dropped. Callers confirm in JavaScript.
+   */
+  readonly textContains?: string | undefined;
+}
+
+// A node's searchable text in SQL (fields joined by newlines; lists as their JSON text).
+const NODE_TEXT =
+  '(n.title || char(10) || n.type || char(10) || n.content || char(10) || n.keywords || char(10) || n.observations)';
+
+interface RawGraph {
+  id: string;
+  label: string;
+  created_at: number;
+  updated_at: number;
+  node_count: number;
+  edge_count: number;
+}
+
+interface RawNode {
+  id: string;
+  graph_id: string;
+  title: string;
+  type: string;
+  content: string;
+  keywords: string;
+  observations: string;
+  source_ref: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RawEdge {
+  id: string;
+  graph_id: string;
+  kind: KnowledgeEdgeKind;
+  label: string;
+  directed: number;
+  members: string;
+  created_at: number;
+}
+
+const NODE_COLUMNS =
+  'n.id, n.graph_id, n.title, n.type, n.content, n.keywords, n.observations, n.source_ref, n.created_at, n.updated_at';
+const EDGE_COLUMNS = 'e.id, e.graph_id, e.kind, e.label, e.directed, e.members, e.created_at';
+const GRAPH_COLUMNS = `g.id, g.label, g.created_at, g.updated_at,
+  (SELECT count(*) FROM kg_nodes WHERE graph_id = g.id) AS node_count,
+  (SELECT count(*) FROM kg_edges WHERE graph_id = g.id) AS edge_count`;
+
+const toGraph = (row: RawGraph): KnowledgeGraphInfo => ({
+  id: row.id,
+  label: row.label,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  nodeCount: row.node_count,
+  edgeCount: row.edge_count,
+});
+
+const toNode = (row: RawNode): KnowledgeNode => ({
+  id: row.id,
+  graphId: row.graph_id,
+  title: row.title,
+  type: row.type,
+  content: row.content,
+  keywords: JSON.parse(row.keywords) as string[],
+  observations: JSON.parse(row.observations) as string[],
+  sourceRef: row.source_ref === null ? undefined : (JSON.parse(row.source_ref) as KnowledgeSourceRef),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toEdge = (row: RawEdge): KnowledgeEdge => ({
+  id: row.id,
+  graphId: row.graph_id,
+  kind: row.kind,
+  label: row.label,
+  directed: row.directed === 1,
+  members: JSON.parse(row.members) as string[],
+  createdAt: row.created_at,
+});
+
+/**
+ * The text a knowledge node is found by in the recall index: everything a person might
+ * search it for, one field per line.
+ */
+export function knowledgeIndexText(title: string, fields: KnowledgeNodeFields): string {
+  return [title, fields.type, fields.keywords.join(', '), fields.content, ...fields.observations]
+    .filter((part) => part.length > 0)
+    .join('\n');
+}
+
+function sourceRefJson(ref: KnowledgeSourceRef | undefined): string | null {
+  if (ref === undefined) return null;
+  // A fixed key order, so equal references are equal text.
+  return JSON.stringify({ source: ref.source, start: ref.start, end: ref.end, unit: ref.unit });
+}
+
+function isForeignKeyFailure(error: unknown): boolean {
+  if (!HedgehopError.isInstance(error) || error.code !== 'CONFLICT') return false;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return cause?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** SQLite binds at most this many values per statement; id lists are passed as JSON instead. */
+const ID_BATCH = 5000;
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Knowledge graphs: graphs, nodes, relation edges and their membership, plus the nodes' rows
+ * in the recall index (written in the same transactions). File-wide: no agent column.
+ */
+export class KnowledgeRepo {
+  readonly #engine: Engine;
+  readonly #index: IndexRepo;
+
+  constructor(engine: Engine, index: IndexRepo) {
+    this.#engine = engine;
+    this.#index = index;
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** One graph with its counts. */
+  graph(graphId: string): KnowledgeGraphInfo | undefined {
+    const row = this.#engine
+      .statement(`SELECT ${GRAPH_COLUMNS} FROM kg_graphs g WHERE g.id = ?`)
+      .get(graphId) as RawGraph | undefined;
+    return row ? toGraph(row) : undefined;
+  }
+
+  /** The graph currently labelled `label`. */
+  graphByLabel(label: string): KnowledgeGraphInfo | undefined {
+    const row = this.#engine
+      .statement(`SELECT ${GRAPH_COLUMNS} FROM kg_graphs g WHERE g.label = ?`)
+      .get(label) as RawGraph | undefined;
+    return row ? toGraph(row) : undefined;
+  }
+
+  /** True when some graph holds this id. */
+  graphIdTaken(graphId: string): boolean {
+    return this.#engine.statement('SELECT 1 FROM kg_graphs WHERE id = ?').get(graphId) !== undefined;
+  }
+
+  /** Every graph, oldest first. */
+  listGraphs(): KnowledgeGraphInfo[] {
+    return (
+      this.#engine
+        .statement(`SELECT ${GRAPH_COLUMNS} FROM kg_graphs g ORDER BY g.created_at, g.id`)
+        .all() as RawGraph[]
+    ).map(toGraph);
+  }
+
+  /** A graph's nodes in insertion order. */
+  nodesOfGraph(graphId: string): KnowledgeNode[] {
+    return (
+      this.#engine
+        .statement(`SELECT ${NODE_COLUMNS} FROM kg_nodes n WHERE n.graph_id = ? ORDER BY n.seq`)
+        .all(graphId) as RawNode[]
+    ).map(toNode);
+  }
+
+  /** A graph's edges in insertion order. */
+  edgesOfGraph(graphId: string): KnowledgeEdge[] {
+    return (
+      this.#engine
+        .statement(`SELECT ${EDGE_COLUMNS} FROM kg_edges e WHERE e.graph_id = ? ORDER BY e.seq`)
+        .all(graphId) as RawEdge[]
+    ).map(toEdge);
+  }
+
+  /** Which of `titles` name nodes of the graph. */
+  existingTitles(graphId: string, titles: readonly string[]): Set<string> {
+    const found = new Set<string>();
+    const statement = this.#engine
+      .statement(
+        'SELECT title FROM kg_nodes WHERE graph_id = ? AND title IN (SELECT value FROM json_each(?))',
+      )
+      .pluck();
+    for (const part of chunked(titles, ID_BATCH)) {
+      for (const title of statement.all(graphId, JSON.stringify(part)) as string[]) found.add(title);
+    }
+    return found;
+  }
+
+  /** The nodes with these ids (those that exist), in insertion order. */
+  nodesByIds(ids: readonly string[]): KnowledgeNode[] {
+    const rows: (RawNode & { seq: number })[] = [];
+    const statement = this.#engine.statement(
+      `SELECT n.seq, ${NODE_COLUMNS} FROM kg_nodes n WHERE n.id IN (SELECT value FROM json_each(?))`,
+    );
+    for (const part of chunked(ids, ID_BATCH)) {
+      rows.push(...(statement.all(JSON.stringify(part)) as (RawNode & { seq: number })[]));
+    }
+    return rows.sort((a, b) => a.seq - b.seq).map(toNode);
+  }
+
+  /**
+   * Nodes matching `filter`, in insertion order, for which `accept` holds; stops after `limit`.
+   * The SQL is built from fixed fragments only (values are bound).
+   */
+  scanNodes(
+    filter: KnowledgeNodeFilter,
+    accept: (node: KnowledgeNode) => boolean,
+    limit: number,
+  ): KnowledgeNode[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.graphId !== undefined) {
+      where.push('n.graph_id = ?');
+      params.push(filter.graphId);
+    }
+    if (filter.type !== undefined) {
+      where.push('n.type = ?');
+      params.push(filter.type);
+    }
+    if (filter.ids !== undefined) {
+      where.push('n.id IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(filter.ids));
+    }
+    if (filter.titles !== undefined) {
+      where.push('n.title IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(filter.titles));
+    }
+    if (filter.textContains !== undefined) {
+      where.push(
+        `(instr(lower(${NODE_TEXT}), ?) > 0 OR instr(${NODE_TEXT}, char(304)) > 0 OR instr(${NODE_TEXT}, char(8490)) > 0)`,
+      );
+      params.push(filter.textContains);
+    }
+    const sql = `SELECT ${NODE_COLUMNS} FROM kg_nodes n ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY n.seq`;
+    const out: KnowledgeNode[] = [];
+    if (limit <= 0) return out;
+    for (const row of this.#engine.statement(sql).iterate(...params) as IterableIterator<RawNode>) {
+      const node = toNode(row);
+      if (!accept(node)) continue;
+      out.push(node);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * Edges with at least one member among `nodeIds`, optionally only of `kinds`, each with its
+   * insertion rank (`seq`) for ordering results.
+   */
+  edgesTouching(
+    nodeIds: readonly string[],
+    kinds: readonly KnowledgeEdgeKind[] | undefined,
+  ): { edge: KnowledgeEdge; seq: number }[] {
+    const kindSql = kinds === undefined ? '' : ' AND e.kind IN (SELECT value FROM json_each(?))';
+    const statement = this.#engine.statement(
+      `SELECT ${EDGE_COLUMNS}, e.seq FROM json_each(?) j
+         CROSS JOIN kg_edge_members m ON m.node_id = j.value
+         CROSS JOIN kg_edges e ON e.id = m.edge_id
+       WHERE 1${kindSql}`,
+    );
+    const seen = new Set<string>();
+    const out: { edge: KnowledgeEdge; seq: number }[] = [];
+    for (const part of chunked(nodeIds, ID_BATCH)) {
+      const params: unknown[] = [JSON.stringify(part)];
+      if (kinds !== undefined) params.push(JSON.stringify(kinds));
+      for (const row of statement.all(...params) as (RawEdge & { seq: number })[]) {
+        if (seen.has(row.id)) continue;
+        seen.add(row.id);
+        out.push({ edge: toEdge(row), seq: row.seq });
+      }
+    }
+    return out;
+  }
+
+  /** Edges holding both nodes (in any position). */
+  edgesBetween(a: string, b: string): KnowledgeEdge[] {
+    return (
+      this.#engine
+        .statement(
+          `SELECT ${EDGE_COLUMNS} FROM kg_edges e
+           WHERE e.id IN (SELECT edge_id FROM kg_edge_members WHERE node_id = ?)
+             AND e.id IN (SELECT edge_id FROM kg_edge_members WHERE node_id = ?)
+           ORDER BY e.seq`,
+        )
+        .all(a, b) as RawEdge[]
+    ).map(toEdge);
+  }
+
+  // ---- writes (each one transaction) --------------------------------------------------------
+
+  /**
+   * Writes one chunk of an import in one transaction. Edge members are checked by the foreign
+   * keys; if one is missing (deleted by another writer since validation), the chunk is rolled
+   * back and redone checking each edge, so the bad edges are reported and the rest written.
+   */
+  importChunk(chunk: KnowledgeImportChunk): KnowledgeChunkResult {
+    try {
+      return this.#engine.write('knowledge import', () => this.#writeChunk(chunk, false));
+    } catch (error) {
+      if (!isForeignKeyFailure(error)) throw error;
+      return this.#engine.write('knowledge import', () => this.#writeChunk(chunk, true));
+    }
+  }
+
+  #writeChunk(chunk: KnowledgeImportChunk, checkMembers: boolean): KnowledgeChunkResult {
+    const graphCreated = this.#ensureGraph(chunk);
+    const result: KnowledgeChunkResult = {
+      graphCreated,
+      created: [],
+      updated: [],
+      skipped: 0,
+      createdEdges: [],
+      edgesExisting: 0,
+      errors: [],
+    };
+    for (const node of chunk.nodes) this.#writeNode(chunk, node, result);
+    for (const edge of chunk.edges) this.#writeEdge(chunk, edge, checkMembers, result);
+    if (
+      result.created.length > 0 ||
+      result.updated.length > 0 ||
+      result.createdEdges.length > 0 ||
+      graphCreated
+    ) {
+      this.#touchGraph(chunk.graphId, chunk.now);
+    }
+    return result;
+  }
+
+  #ensureGraph(chunk: KnowledgeImportChunk): boolean {
+    const row = this.#engine.statement('SELECT label FROM kg_graphs WHERE id = ?').get(chunk.graphId) as
+      | { label: string }
+      | undefined;
+    if (row) return false;
+    if (!chunk.createGraph) {
+      throw new HedgehopError(
+        'CONFLICT',
+        `knowledge graph ${chunk.graphId} was deleted while the import ran`,
+      );
+    }
+    const holder = this.graphByLabel(chunk.label);
+    if (holder) {
+      throw new HedgehopError(
+        'CONFLICT',
+        `knowledge graph label '${chunk.label}' was taken by graph ${holder.id} while the import ran`,
+      );
+    }
+    this.#engine
+      .statement('INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run(chunk.graphId, chunk.label, chunk.now, chunk.now);
+    return true;
+  }
+
+  #touchGraph(graphId: string, now: number): void {
+    this.#engine
+      .statement('UPDATE kg_graphs SET updated_at = max(updated_at, ?) WHERE id = ?')
+      .run(now, graphId);
+  }
+
+  #node(id: string): KnowledgeNode | undefined {
+    const row = this.#engine.statement(`SELECT ${NODE_COLUMNS} FROM kg_nodes n WHERE n.id = ?`).get(id) as
+      | RawNode
+      | undefined;
+    return row ? toNode(row) : undefined;
+  }
+
+  #writeNode(chunk: KnowledgeImportChunk, node: KnowledgeNodeWrite, result: KnowledgeChunkResult): void {
+    const existing = this.#node(node.id);
+    const fields = node.resolve(existing);
+    if (fields === undefined) {
+      if (existing) result.skipped++;
+      return;
+    }
+    if (existing) {
+      this.#updateNodeFields(existing, fields, chunk.now);
+      result.updated.push(node.id);
+      return;
+    }
+    this.#engine
+      .statement(
+        `INSERT INTO kg_nodes (id, graph_id, title, type, content, keywords, observations, source_ref, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        node.id,
+        chunk.graphId,
+        node.title,
+        fields.type,
+        fields.content,
+        JSON.stringify(fields.keywords),
+        JSON.stringify(fields.observations),
+        sourceRefJson(fields.sourceRef),
+        chunk.now,
+        chunk.now,
+      );
+    this.#indexNode(node.id, node.title, fields, chunk.now);
+    result.created.push(node.id);
+  }
+
+  #updateNodeFields(existing: KnowledgeNode, fields: KnowledgeNodeFields, now: number): void {
+    this.#engine
+      .statement(
+        `UPDATE kg_nodes SET type = ?, content = ?, keywords = ?, observations = ?, source_ref = ?, updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(
+        fields.type,
+        fields.content,
+        JSON.stringify(fields.keywords),
+        JSON.stringify(fields.observations),
+        sourceRefJson(fields.sourceRef),
+        now,
+        existing.id,
+      );
+    this.#indexNode(existing.id, existing.title, fields, existing.createdAt);
+  }
+
+  #indexNode(id: string, title: string, fields: KnowledgeNodeFields, createdAt: number): void {
+    this.#index.upsert({
+      layer: 'knowledge',
+      ref: id,
+      agentId: null,
+      createdAt,
+      text: knowledgeIndexText(title, fields),
+    });
+  }
+
+  #writeEdge(
+    chunk: KnowledgeImportChunk,
+    edge: KnowledgeEdgeWrite,
+    checkMembers: boolean,
+    result: KnowledgeChunkResult,
+  ): void {
+    if (checkMembers) {
+      const missing = edge.members.filter((id) => !this.#nodeInGraph(id, chunk.graphId));
+      if (missing.length > 0) {
+        result.errors.push(
+          `${edge.ref}: member node ${missing.join(', ')} no longer exists; edge not written`,
+        );
+        return;
+      }
+    }
+    const info = this.#engine
+      .statement(
+        `INSERT INTO kg_edges (id, graph_id, kind, label, directed, members, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      )
+      .run(
+        edge.id,
+        chunk.graphId,
+        edge.kind,
+        edge.label,
+        edge.directed ? 1 : 0,
+        JSON.stringify(edge.members),
+        chunk.now,
+      );
+    if (info.changes === 0) {
+      result.edgesExisting++;
+      return;
+    }
+    const member = this.#engine.statement(
+      'INSERT INTO kg_edge_members (node_id, edge_id) VALUES (?, ?) ON CONFLICT DO NOTHING',
+    );
+    for (const nodeId of edge.members) member.run(nodeId, edge.id);
+    result.createdEdges.push(edge.id);
+  }
+
+  #nodeInGraph(nodeId: string, graphId: string): boolean {
+    return (
+      this.#engine.statement('SELECT 1 FROM kg_nodes WHERE id = ? AND graph_id = ?').get(nodeId, graphId) !==
+      undefined
+    );
+  }
+
+  /**
+   * Renames a graph. Same label: nothing is written. Throws `NOT_FOUND` for an unknown graph and
+   * `CONFLICT` when another graph holds the label.
+   */
+  relabel(graphId: string, label: string, now: number): KnowledgeGraphInfo {
+    return this.#engine.write('knowledge update', () => {
+      const current = this.graph(graphId);
+      if (!current) throw notFound(`no knowledge graph with id ${graphId}`);
+      if (current.label === label) return current;
+      const holder = this.graphByLabel(label);
+      if (holder) {
+        throw new HedgehopError(
+          'CONFLICT',
+          `label: knowledge graph ${holder.id} is already labelled '${label}'`,
+        );
+      }
+      this.#engine
+        .statement('UPDATE kg_graphs SET label = ?, updated_at = max(updated_at, ?) WHERE id = ?')
+        .run(label, now, graphId);
+      return this.graph(graphId) as KnowledgeGraphInfo;
+    });
+  }
+
+  /**
+   * Deletes a graph with its nodes, edges and index rows, and clears the anchor of every scene
+   * (of any agent) that named it. Throws `NOT_FOUND` for an unknown graph.
+   */
+  deleteGraph(graphId: string): KnowledgeDeleteReport {
+    return this.#engine.write('knowledge delete', () => {
+      const current = this.graph(graphId);
+      if (!current) throw notFound(`no knowledge graph with id ${graphId}`);
+      this.#engine
+        .statement(
+          'DELETE FROM kg_edge_members WHERE edge_id IN (SELECT id FROM kg_edges WHERE graph_id = ?)',
+        )
+        .run(graphId);
+      const edges = this.#engine.statement('DELETE FROM kg_edges WHERE graph_id = ?').run(graphId).changes;
+      const nodeIds = this.#engine
+        .statement('SELECT id FROM kg_nodes WHERE graph_id = ?')
+        .pluck()
+        .all(graphId) as string[];
+      for (const id of nodeIds) this.#index.remove('knowledge', id);
+      const nodes = this.#engine.statement('DELETE FROM kg_nodes WHERE graph_id = ?').run(graphId).changes;
+      const scenes = this.#engine
+        .statement('UPDATE scenes SET knowledge_id = NULL WHERE knowledge_id = ?')
+        .run(graphId).changes;
+      this.#engine.statement('DELETE FROM kg_graphs WHERE id = ?').run(graphId);
+      return {
+        graphId,
+        label: current.label,
+        nodesDeleted: nodes,
+        edgesDeleted: edges,
+        scenesUnanchored: scenes,
+      };
+    });
+  }
+
+  /** Deletes nodes, every edge they belong to, and their index rows. */
+  deleteNodes(nodeIds: readonly string[], now: number): KnowledgeNodesDeleteReport {
+    return this.#engine.write('knowledge delete nodes', () => {
+      const deleted: string[] = [];
+      const missing: string[] = [];
+      let edgesDeleted = 0;
+      for (const id of new Set(nodeIds)) {
+        const node = this.#node(id);
+        if (!node) {
+          missing.push(id);
+          continue;
+        }
+        const edgeIds = this.#engine
+          .statement('SELECT edge_id FROM kg_edge_members WHERE node_id = ?')
+          .pluck()
+          .all(id) as string[];
+        for (const edgeId of edgeIds) edgesDeleted += this.#deleteEdge(edgeId);
+        this.#index.remove('knowledge', id);
+        this.#engine.statement('DELETE FROM kg_nodes WHERE id = ?').run(id);
+        this.#touchGraph(node.graphId, now);
+        deleted.push(id);
+      }
+      return { deleted, notFound: missing, edgesDeleted };
+    });
+  }
+
+  #deleteEdge(edgeId: string): number {
+    this.#engine.statement('DELETE FROM kg_edge_members WHERE edge_id = ?').run(edgeId);
+    return this.#engine.statement('DELETE FROM kg_edges WHERE id = ?').run(edgeId).changes;
+  }
+
+  /** Deletes edges by id. */
+  deleteEdges(edgeIds: readonly string[], now: number): KnowledgeEdgesDeleteReport {
+    return this.#engine.write('knowledge delete edges', () => {
+      const deleted: string[] = [];
+      const missing: string[] = [];
+      for (const id of new Set(edgeIds)) {
+        const graphId = this.#engine
+          .statement('SELECT graph_id FROM kg_edges WHERE id = ?')
+          .pluck()
+          .get(id) as string | undefined;
+        if (graphId === undefined) {
+          missing.push(id);
+          continue;
+        }
+        this.#deleteEdge(id);
+        this.#touchGraph(graphId, now);
+        deleted.push(id);
+      }
+      return { deleted, notFound: missing };
+    });
+  }
+
+  /**
+   * Appends observations a node does not hold yet. Every node must exist: otherwise nothing is
+   * written and `NOT_FOUND` names the first missing one.
+   */
+  addObservations(edits: readonly KnowledgeObservationEdit[], now: number): KnowledgeObservationsAdded[] {
+    return this.#engine.write('knowledge add observations', () => {
+      const results: KnowledgeObservationsAdded[] = [];
+      for (const edit of edits) {
+        const node = this.#node(edit.nodeId);
+        if (!node) throw notFound(`no knowledge node with id ${edit.nodeId}`);
+        const held = new Set(node.observations);
+        const added: string[] = [];
+        for (const text of edit.observations) {
+          if (held.has(text)) continue;
+          held.add(text);
+          added.push(text);
+        }
+        if (added.length > 0) this.#setObservations(node, [...node.observations, ...added], now);
+        results.push({ nodeId: node.id, added });
+      }
+      return results;
+    });
+  }
+
+  /** Removes the given observations from nodes; missing nodes are reported, not refused. */
+  deleteObservations(
+    edits: readonly KnowledgeObservationEdit[],
+    now: number,
+  ): KnowledgeObservationsDeleteReport {
+    return this.#engine.write('knowledge delete observations', () => {
+      let deleted = 0;
+      const missing: string[] = [];
+      for (const edit of edits) {
+        const node = this.#node(edit.nodeId);
+        if (!node) {
+          missing.push(edit.nodeId);
+          continue;
+        }
+        const drop = new Set(edit.observations);
+        const kept = node.observations.filter((text) => !drop.has(text));
+        if (kept.length === node.observations.length) continue;
+        deleted += node.observations.length - kept.length;
+        this.#setObservations(node, kept, now);
+      }
+      return { deleted, notFound: missing };
+    });
+  }
+
+  #setObservations(node: KnowledgeNode, observations: readonly string[], now: number): void {
+    this.#updateNodeFields(
+      node,
+      {
+        type: node.type,
+        content: node.content,
+        keywords: node.keywords,
+        observations,
+        sourceRef: node.sourceRef,
+      },
+      now,
+    );
+    this.#touchGraph(node.graphId, now);
+  }
+}

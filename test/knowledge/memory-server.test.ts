@@ -1,0 +1,398 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../src/api/memory-server.js';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import { HedgehopError } from '../../src/core/errors.js';
+import { fileDigest, tempFile } from '../helpers/temp.js';
+
+const open: MemoryDB[] = [];
+afterEach(async () => {
+  for (const db of open.splice(0)) if (!db.closed) await db.close();
+});
+
+async function fresh(path = tempFile()): Promise<{ db: MemoryDB; path: string }> {
+  const db = await openMemory(path);
+  open.push(db);
+  return { db, path };
+}
+
+async function failure(promise: Promise<unknown>): Promise<HedgehopError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (HedgehopError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function seeded() {
+  const { db, path } = await fresh();
+  const memory = db.knowledge.memoryServer();
+  await memory.createEntities([
+    { name: 'Ada', entityType: 'person', observations: ['writes Rust', 'lives in Lyon'] },
+    { name: 'Acme', entityType: 'organization', observations: ['makes anvils'] },
+    { name: 'Bob', entityType: 'person', observations: ['likes chess'] },
+  ]);
+  await memory.createRelations([
+    { from: 'Ada', to: 'Acme', relationType: 'works at' },
+    { from: 'Bob', to: 'Ada', relationType: 'mentors' },
+    { from: 'Ada', to: 'Bob', relationType: 'knows' },
+  ]);
+  return { db, path, memory };
+}
+
+describe('the MCP memory server tools', () => {
+  it('create_entities creates new names only, the first of a repeated name winning', async () => {
+    const { memory } = await seeded();
+    const created = await memory.createEntities([
+      { name: 'Ada', entityType: 'robot', observations: ['ignored'] },
+      { name: 'Cy', entityType: 'person', observations: [] },
+      { name: 'Cy', entityType: 'cat', observations: ['second'] },
+    ]);
+    expect(created).toEqual([{ name: 'Cy', entityType: 'person', observations: [] }]);
+    const graph = await memory.readGraph();
+    expect(graph.entities.map((e) => `${e.name}:${e.entityType}`)).toEqual([
+      'Ada:person',
+      'Acme:organization',
+      'Bob:person',
+      'Cy:person',
+    ]);
+    expect(graph.entities[0]?.observations).toEqual(['writes Rust', 'lives in Lyon']);
+  });
+
+  it('create_relations refuses unknown entities, writes nothing then, and returns only new relations', async () => {
+    const { memory, path } = await seeded();
+    const digest = fileDigest(path);
+    const error = await failure(
+      memory.createRelations([
+        { from: 'Ada', to: 'Bob', relationType: 'admires' },
+        { from: 'Ada', to: 'Zed', relationType: 'knows' },
+      ]),
+    );
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toBe('Entity with name Zed not found');
+    expect(fileDigest(path)).toBe(digest);
+    const created = await memory.createRelations([
+      { from: 'Ada', to: 'Acme', relationType: 'works at' },
+      { from: 'Acme', to: 'Ada', relationType: 'works at' },
+      { from: 'Ada', to: 'Acme', relationType: 'founded' },
+      { from: 'Ada', to: 'Acme', relationType: 'founded' },
+      { from: 'Ada', to: 'Ada', relationType: 'is' },
+    ]);
+    expect(created).toEqual([
+      { from: 'Acme', to: 'Ada', relationType: 'works at' },
+      { from: 'Ada', to: 'Acme', relationType: 'founded' },
+      { from: 'Ada', to: 'Ada', relationType: 'is' },
+    ]);
+    expect((await memory.readGraph()).relations).toHaveLength(6);
+  });
+
+  it('add_observations returns what was new; an unknown entity refuses the whole call', async () => {
+    const { memory, path } = await seeded();
+    const added = await memory.addObservations([
+      { entityName: 'Ada', contents: ['writes Rust', 'speaks French'] },
+      { entityName: 'Bob', contents: ['plays go'] },
+    ]);
+    expect(added).toEqual([
+      { entityName: 'Ada', addedObservations: ['speaks French'] },
+      { entityName: 'Bob', addedObservations: ['plays go'] },
+    ]);
+    const digest = fileDigest(path);
+    const error = await failure(
+      memory.addObservations([
+        { entityName: 'Ada', contents: ['never'] },
+        { entityName: 'Nobody', contents: ['x'] },
+      ]),
+    );
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toBe('Entity with name Nobody not found');
+    expect(fileDigest(path)).toBe(digest);
+  });
+
+  it('delete_entities removes entities and their relations, reporting unknown names', async () => {
+    const { memory } = await seeded();
+    expect(await memory.deleteEntities(['Bob', 'Nobody'])).toEqual({
+      deleted: ['Bob'],
+      notFound: ['Nobody'],
+    });
+    const graph = await memory.readGraph();
+    expect(graph.entities.map((e) => e.name)).toEqual(['Ada', 'Acme']);
+    expect(graph.relations).toEqual([{ from: 'Ada', to: 'Acme', relationType: 'works at' }]);
+  });
+
+  it('delete_observations counts what went and names unknown entities', async () => {
+    const { memory } = await seeded();
+    const report = await memory.deleteObservations([
+      { entityName: 'Ada', observations: ['lives in Lyon', 'never held'] },
+      { entityName: 'Nobody', observations: ['x'] },
+    ]);
+    expect(report).toEqual({ deletedCount: 1, missingEntities: ['Nobody'] });
+    expect((await memory.openNodes(['Ada'])).entities[0]?.observations).toEqual(['writes Rust']);
+  });
+
+  it('delete_relations deletes exact (from, to, type) matches only', async () => {
+    const { memory } = await seeded();
+    expect(
+      await memory.deleteRelations([
+        { from: 'Acme', to: 'Ada', relationType: 'works at' },
+        { from: 'Ada', to: 'Acme', relationType: 'employs' },
+        { from: 'Nobody', to: 'Ada', relationType: 'x' },
+      ]),
+    ).toEqual({ deletedCount: 0 });
+    expect(await memory.deleteRelations([{ from: 'Ada', to: 'Acme', relationType: 'works at' }])).toEqual({
+      deletedCount: 1,
+    });
+    expect((await memory.readGraph()).relations).toEqual([
+      { from: 'Bob', to: 'Ada', relationType: 'mentors' },
+      { from: 'Ada', to: 'Bob', relationType: 'knows' },
+    ]);
+  });
+
+  it('read_graph lists everything in creation order; an unused graph reads empty', async () => {
+    const { db, memory } = await seeded();
+    expect(await memory.readGraph()).toEqual({
+      entities: [
+        { name: 'Ada', entityType: 'person', observations: ['writes Rust', 'lives in Lyon'] },
+        { name: 'Acme', entityType: 'organization', observations: ['makes anvils'] },
+        { name: 'Bob', entityType: 'person', observations: ['likes chess'] },
+      ],
+      relations: [
+        { from: 'Ada', to: 'Acme', relationType: 'works at' },
+        { from: 'Bob', to: 'Ada', relationType: 'mentors' },
+        { from: 'Ada', to: 'Bob', relationType: 'knows' },
+      ],
+    });
+    const other = db.knowledge.memoryServer({ graph: 'elsewhere' });
+    expect(await other.readGraph()).toEqual({ entities: [], relations: [] });
+    expect(await other.searchNodes('Ada')).toEqual({ entities: [], relations: [] });
+    expect(await other.deleteEntities(['Ada'])).toEqual({ deleted: [], notFound: ['Ada'] });
+    expect((await db.knowledge.list()).map((g) => g.label)).toEqual(['memory']);
+  });
+
+  it('search_nodes finds what the memory server finds, ranked, with relations touching the hits', async () => {
+    const { memory } = await seeded();
+    await memory.createEntities([{ name: 'Lyon', entityType: 'city', observations: [] }]);
+    const hits = await memory.searchNodes('LYON');
+    expect(hits.entities.map((e) => e.name)).toEqual(['Lyon', 'Ada']);
+    expect(hits.relations).toEqual([
+      { from: 'Ada', to: 'Acme', relationType: 'works at' },
+      { from: 'Bob', to: 'Ada', relationType: 'mentors' },
+      { from: 'Ada', to: 'Bob', relationType: 'knows' },
+    ]);
+    expect((await memory.searchNodes('organ')).entities.map((e) => e.name)).toEqual(['Acme']);
+    expect((await memory.searchNodes('')).entities).toHaveLength(4);
+    expect((await memory.searchNodes('chess anvils')).entities.map((e) => e.name).sort()).toEqual([
+      'Acme',
+      'Bob',
+    ]);
+    expect((await memory.searchNodes('nothing like this')).entities).toEqual([]);
+  });
+
+  it('open_nodes returns the named entities that exist and every relation touching one', async () => {
+    const { memory } = await seeded();
+    const opened = await memory.openNodes(['Acme', 'Nobody']);
+    expect(opened).toEqual({
+      entities: [{ name: 'Acme', entityType: 'organization', observations: ['makes anvils'] }],
+      relations: [{ from: 'Ada', to: 'Acme', relationType: 'works at' }],
+    });
+    expect(await memory.openNodes([])).toEqual({ entities: [], relations: [] });
+  });
+
+  it('checks arguments like tool input', async () => {
+    const { memory, path } = await seeded();
+    const digest = fileDigest(path);
+    const bad = [
+      memory.createEntities([{ name: 'X', observations: [] } as never]),
+      memory.createEntities([{ name: ' ', entityType: 't', observations: [] }]),
+      memory.createRelations([{ from: 'Ada', to: 'Bob' } as never]),
+      memory.addObservations([{ entityName: 'Ada', contents: 'text' } as never]),
+      memory.searchNodes(42 as never),
+    ];
+    for (const call of bad) expect((await failure(call)).code).toBe('INVALID_INPUT');
+    expect(fileDigest(path)).toBe(digest);
+  });
+
+  it('loses no update between two connections writing the same file', async () => {
+    const { db, path } = await fresh();
+    const other = await openMemory(path);
+    open.push(other);
+    const left = db.knowledge.memoryServer();
+    const right = other.knowledge.memoryServer();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? left : right).createEntities([
+          { name: `e${i}`, entityType: 't', observations: [`o${i}`] },
+        ]),
+      ),
+    );
+    await Promise.all([
+      left.addObservations([{ entityName: 'e0', contents: ['from left'] }]),
+      right.addObservations([{ entityName: 'e0', contents: ['from right'] }]),
+    ]);
+    const graph = await left.readGraph();
+    expect(graph.entities).toHaveLength(20);
+    expect(graph.entities[0]?.observations).toEqual(['o0', 'from left', 'from right']);
+  });
+});
+
+const referenceFile = [
+  '{"type":"entity","name":"Ada","entityType":"person","observations":["writes Rust","lives in Lyon"]}',
+  '{"type":"entity","name":"Acme","entityType":"organization","observations":[]}',
+  '{"type":"entity","name":"Bob","entityType":"","observations":["line\\nbreak","quote \\" inside"]}',
+  '{"type":"relation","from":"Ada","to":"Acme","relationType":"works at"}',
+  '{"type":"relation","from":"Acme","to":"Ada","relationType":"employs"}',
+  '{"type":"relation","from":"Ada","to":"Acme","relationType":"founded"}',
+  '{"type":"relation","from":"Bob","to":"Bob","relationType":""}',
+  '',
+].join('\n');
+
+describe('memory-server JSONL', () => {
+  it('imports a memory-server file and exports it byte for byte', async () => {
+    const { db } = await fresh();
+    const report = await importMemoryServerJsonl(db, referenceFile);
+    expect(report).toMatchObject({
+      entities: 3,
+      relations: 4,
+      ignoredLines: 0,
+      skippedRelations: [],
+      edgesCreated: 4,
+    });
+    expect(report.created).toHaveLength(3);
+    expect(await exportMemoryServerJsonl(db)).toBe(referenceFile);
+  });
+
+  it('is idempotent: importing the same file again adds nothing', async () => {
+    const { db, path } = await fresh();
+    await importMemoryServerJsonl(db, referenceFile);
+    const digest = fileDigest(path);
+    const again = await importMemoryServerJsonl(db, referenceFile);
+    expect(again).toMatchObject({ created: [], updated: [], skipped: 3, edgesCreated: 0, edgesExisting: 4 });
+    expect(fileDigest(path)).toBe(digest);
+  });
+
+  it('skips and reports relations to entities that exist nowhere', async () => {
+    const { db } = await fresh();
+    await db.knowledge
+      .memoryServer()
+      .createEntities([{ name: 'Zoe', entityType: 'person', observations: [] }]);
+    const report = await importMemoryServerJsonl(
+      db,
+      [
+        '{"type":"entity","name":"Ada","entityType":"person","observations":[]}',
+        '{"type":"relation","from":"Ada","to":"Zoe","relationType":"knows"}',
+        '{"type":"relation","from":"Ada","to":"Ghost","relationType":"haunts"}',
+      ].join('\n'),
+    );
+    expect(report.edgesCreated).toBe(1);
+    expect(report.skippedRelations).toEqual(["line 3: relation 'Ada' -> 'Ghost' names no entity 'Ghost'"]);
+  });
+
+  it('refuses a malformed file whole, naming the line', async () => {
+    const { db, path } = await fresh();
+    await importMemoryServerJsonl(db, referenceFile);
+    const digest = fileDigest(path);
+    const error = await failure(
+      importMemoryServerJsonl(
+        db,
+        `{"type":"entity","name":"New","entityType":"t","observations":[]}\n{"type":"relation"`,
+      ),
+    );
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.field).toBe('line 2');
+    expect(fileDigest(path)).toBe(digest);
+  });
+
+  it('imports into a named graph and merges observations into existing entities', async () => {
+    const { db } = await fresh();
+    await importMemoryServerJsonl(db, referenceFile, { graph: 'people' });
+    await importMemoryServerJsonl(
+      db,
+      '{"type":"entity","name":"Ada","entityType":"","observations":["lives in Lyon","plays go"]}\n',
+      { graph: 'people' },
+    );
+    const ada = (await db.knowledge.memoryServer({ graph: 'people' }).openNodes(['Ada'])).entities[0];
+    expect(ada).toEqual({
+      name: 'Ada',
+      entityType: 'person',
+      observations: ['writes Rust', 'lives in Lyon', 'plays go'],
+    });
+    expect(await exportMemoryServerJsonl(db)).toBe('');
+  });
+
+  it('exports graphs built with import() (content, hyperedges) and round-trips them', async () => {
+    const { db } = await fresh();
+    await db.knowledge.import({
+      graph: 'memory',
+      nodes: [
+        { title: 'A', type: 'x', content: 'about A', observations: ['about A', 'more'] },
+        { title: 'B' },
+        { title: 'C' },
+      ],
+      edges: [
+        { kind: 'part_of', members: ['A', 'B', 'C'] },
+        { kind: 'sequence', directed: true, members: ['C', 'B', 'A'] },
+        { kind: 'dependency', label: 'needs', members: ['A', 'B'] },
+        { kind: 'custom', label: 'part_of', directed: true, members: ['A', 'B'] },
+      ],
+    });
+    const first = await exportMemoryServerJsonl(db);
+    expect(first.split('\n').filter((line) => line.includes('"relation"'))).toHaveLength(6);
+    expect(first).toContain(
+      '{"type":"entity","name":"A","entityType":"x","observations":["about A","more"]}',
+    );
+    const { db: copy } = await fresh();
+    await importMemoryServerJsonl(copy, first);
+    expect(await exportMemoryServerJsonl(copy)).toBe(first);
+  });
+
+  it('round-trips any graph: export, import into an empty file, export gives the same text', async () => {
+    const name = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim().length > 0);
+    const graphArb = fc
+      .uniqueArray(
+        fc.record({
+          name,
+          entityType: fc.string({ maxLength: 8 }),
+          observations: fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }),
+        }),
+        {
+          selector: (entity) => entity.name,
+          minLength: 1,
+          maxLength: 8,
+        },
+      )
+      .chain((entities) =>
+        fc.record({
+          entities: fc.constant(entities),
+          relations: fc.array(
+            fc.record({
+              from: fc.constantFrom(...entities.map((e) => e.name)),
+              to: fc.constantFrom(...entities.map((e) => e.name)),
+              relationType: fc.string({ maxLength: 10 }),
+            }),
+            { maxLength: 12 },
+          ),
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(graphArb, async ({ entities, relations }) => {
+        const source = await fresh();
+        const memory = source.db.knowledge.memoryServer();
+        await memory.createEntities(entities);
+        await memory.createRelations(relations);
+        const first = await exportMemoryServerJsonl(source.db);
+        const target = await fresh();
+        await importMemoryServerJsonl(target.db, first);
+        expect(await exportMemoryServerJsonl(target.db)).toBe(first);
+        const again = await importMemoryServerJsonl(source.db, first);
+        expect(again.created).toEqual([]);
+        expect(again.updated).toEqual([]);
+        expect(again.edgesCreated).toBe(0);
+        expect(await exportMemoryServerJsonl(source.db)).toBe(first);
+        await source.db.close();
+        await target.db.close();
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
