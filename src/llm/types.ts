@@ -12,6 +12,11 @@ export interface GenerateOptions {
   readonly prompt: string;
   readonly maxOutputTokens?: number;
   readonly signal?: AbortSignal;
+  /**
+   * What the call is for (`summarize`, `distillKeywords`, …): adapters that meter usage count
+   * calls and tokens under this name. Defaults to `generateText` / `generateObject`.
+   */
+  readonly operation?: string;
 }
 
 /**

@@ -1,0 +1,47 @@
+/**
+ * Cutting text to a character budget without breaking words, surrogate pairs or grapheme
+ * clusters. Budgets are counted in code points, as everywhere in hedgehop.
+ */
+import { codePointLength, sliceCodePoints } from '../core/text.js';
+import { graphemes, wordSegments } from './text-analysis.js';
+
+const ELLIPSIS = '…';
+const LOOKAHEAD = 16;
+const TRAILING_PUNCTUATION_RE = /[\s,;:，；：、(（[{-]+$/u;
+
+/**
+ * Returns `text` when it fits in `max` code points; otherwise its longest prefix that ends at
+ * a word boundary, followed by `…`, all within `max`. A first word longer than the budget is
+ * cut between grapheme clusters (never inside a surrogate pair).
+ */
+export function fitWords(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (codePointLength(text) <= max) return text;
+  const room = max - 1;
+  // Only the head can be kept; segmenting just it (plus look-ahead for the boundary rules)
+  // keeps this fast on huge texts.
+  const head = sliceCodePoints(text, max + LOOKAHEAD);
+  let best = '';
+  let used = 0;
+  for (const part of wordSegments(head)) {
+    used += codePointLength(part.segment);
+    if (used > room) break;
+    const prefix = head.slice(0, part.index + part.segment.length).replace(TRAILING_PUNCTUATION_RE, '');
+    if (prefix.length > 0) best = prefix;
+  }
+  if (best.length === 0) best = fitGraphemes(head, room);
+  return `${best}${ELLIPSIS}`;
+}
+
+/** The longest run of whole grapheme clusters from the start of `text` within `max` code points. */
+export function fitGraphemes(text: string, max: number): string {
+  let used = 0;
+  let end = 0;
+  for (const part of graphemes(sliceCodePoints(text, max + LOOKAHEAD))) {
+    const size = codePointLength(part.segment);
+    if (used + size > max) break;
+    used += size;
+    end = part.index + part.segment.length;
+  }
+  return text.slice(0, end);
+}

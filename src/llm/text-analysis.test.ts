@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { clauses, contentTerms, isStopWord, sentences, termOf, tokenize } from './text-analysis.js';
+
+describe('tokenize', () => {
+  it('finds words with their offsets, stems Latin words and marks stop words', () => {
+    const tokens = tokenize("It's 3.14 — the admins' café, user_id v2.1!");
+    expect(tokens.map((t) => t.surface)).toEqual([
+      "It's",
+      '3.14',
+      'the',
+      'admins',
+      'café',
+      'user_id',
+      'v2.1',
+    ]);
+    expect(tokens.find((t) => t.surface === 'the')!.stop).toBe(true);
+    expect(termOf('Admins')).toBe('admin');
+    expect(termOf('running')).toBe('run');
+    expect(isStopWord('The')).toBe(true);
+    expect(isStopWord('的')).toBe(true);
+  });
+
+  it('splits CJK and Thai runs with the dictionary segmenter', () => {
+    expect(tokenize('数据库迁移的问题').map((t) => t.surface)).toEqual(['数据', '库', '迁移', '的', '问题']);
+    expect(tokenize('ภาษาไทยง่ายนิดเดียว').length).toBeGreaterThan(1);
+    expect([...contentTerms('我们讨论了数据库迁移')]).toContain('迁移');
+  });
+
+  it('gives offsets that point at the surface, on any text, even very long runs', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+        for (const token of tokenize(text)) {
+          expect(text.slice(token.index, token.index + token.surface.length)).toBe(token.surface);
+        }
+      }),
+    );
+    const long = '迁移'.repeat(2000);
+    const tokens = tokenize(long);
+    expect(tokens.map((t) => t.surface).join('')).toBe(long);
+  });
+});
+
+describe('sentences', () => {
+  it('breaks at sentence ends, line ends, and full stops before lower-case words', () => {
+    expect(sentences('we went home. then we ate! e.g. this one.\nNext line.')).toEqual([
+      { text: 'we went home.', index: 0, newLine: false },
+      { text: 'then we ate!', index: 14, newLine: false },
+      { text: 'e.g. this one.', index: 27, newLine: false },
+      { text: 'Next line.', index: 42, newLine: true },
+    ]);
+  });
+
+  it('keeps offsets right across the pieces of a long text', () => {
+    const text = 'One short sentence here. '.repeat(400);
+    const found = sentences(text);
+    expect(found).toHaveLength(400);
+    for (const s of found) expect(text.slice(s.index, s.index + s.text.length)).toBe(s.text);
+  });
+
+  it('splits a long sentence into clauses', () => {
+    const [sentence] = sentences('First part, second part; third part: end.');
+    expect(clauses(sentence!).map((c) => c.text)).toEqual([
+      'First part,',
+      'second part;',
+      'third part:',
+      'end.',
+    ]);
+  });
+});
