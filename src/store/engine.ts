@@ -17,6 +17,9 @@ export interface EngineOptions {
   readonly readOnly?: boolean;
 }
 
+/** A word to `Atomics.wait` on: a synchronous sleep while polling for the write lock. */
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
 /** `PRAGMA application_id` of every hedgehop file ("HHOP"). */
 export const APPLICATION_ID = 0x48484f50;
 
@@ -157,7 +160,44 @@ export class Engine {
     this.assertOpen(context);
     if (this.options.readOnly) throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
     if (this.#db.inTransaction) return guard(context, fn);
-    return guard(context, () => this.#db.transaction(fn).immediate());
+    return guard(context, () => {
+      this.#beginImmediate();
+      try {
+        const result = fn();
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Takes the write lock with `BEGIN IMMEDIATE`, retrying every few milliseconds until
+   * `busyTimeoutMs`. SQLite's own busy handler backs off to 100 ms sleeps, which under several
+   * writer processes makes a few unlucky writes wait for seconds; short, jittered polls keep
+   * the tail close to the time the other writers actually hold the lock.
+   */
+  #beginImmediate(): void {
+    const deadline = performance.now() + this.options.busyTimeoutMs;
+    let delay = 0.25;
+    this.#db.pragma('busy_timeout = 0');
+    try {
+      for (;;) {
+        try {
+          this.#db.exec('BEGIN IMMEDIATE');
+          return;
+        } catch (error) {
+          const code = (error as { code?: string }).code ?? '';
+          if (!code.startsWith('SQLITE_BUSY') || performance.now() >= deadline) throw error;
+        }
+        Atomics.wait(SLEEPER, 0, 0, delay * (0.5 + Math.random()));
+        delay = Math.min(delay * 2, 4);
+      }
+    } finally {
+      this.#db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+    }
   }
 
   /** Runs `fn` in one read transaction, so it sees a single consistent snapshot. */
