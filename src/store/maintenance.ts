@@ -102,9 +102,12 @@ export function checkFile(engine: Engine): CheckReport {
       );
     }
   });
-  attempt('fts_integrity', () => {
-    engine.exec('check', "INSERT INTO search_fts(search_fts, rank) VALUES ('integrity-check', 1)");
-  });
+  // FTS5's own check is spelled as an INSERT, which a read-only connection may not run.
+  if (!engine.options.readOnly) {
+    attempt('fts_integrity', () => {
+      engine.exec('check', "INSERT INTO search_fts(search_fts, rank) VALUES ('integrity-check', 1)");
+    });
+  }
   if (problems.length > 0) {
     throw new HedgehopError('CORRUPT', `${engine.path} failed its integrity check: ${problems.join(' | ')}`);
   }

@@ -151,3 +151,17 @@ describe('schema versions', () => {
     expect(await codeOf(openMemory(path))).toBe('INVALID_INPUT');
   });
 });
+
+describe('read-only', () => {
+  it('opens an existing file read-only, checks it, and refuses to create one', async () => {
+    const path = tempFile();
+    const db = await openMemory(path);
+    await db.agent('writer');
+    await db.close();
+    const reader = await openMemory(path, { readOnly: true });
+    expect((await reader.check()).ok).toBe(true);
+    expect((await reader.agents()).map((agent) => agent.name)).toEqual(['primary', 'writer']);
+    await reader.close();
+    expect(await codeOf(openMemory(tempFile(), { readOnly: true }))).toBe('NOT_FOUND');
+  });
+});
