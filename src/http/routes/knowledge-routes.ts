@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { batchSchema } from '../../memory/knowledge/schemas.js';
+import { KNOWLEDGE_EDGE_KINDS } from '../../memory/knowledge/types.js';
+import { defineRoute, type Route } from '../route.js';
+import { queryInt } from './common.js';
+
+const graphIdSchema = z.string().min(1, 'must not be empty').max(64, 'is not a knowledge id');
+const graphParams = z.strictObject({ graphId: graphIdSchema.describe('knowledge graph id') });
+
+const graphInfoSchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    nodeCount: z.number().int(),
+    edgeCount: z.number().int(),
+  })
+  .meta({ id: 'KnowledgeGraphInfo' });
+
+const nodeSchema = z
+  .object({
+    id: z.string(),
+    graphId: z.string(),
+    title: z.string(),
+    type: z.string(),
+    content: z.string(),
+    keywords: z.array(z.string()),
+    observations: z.array(z.string()),
+    sourceRef: z
+      .object({
+        source: z.string(),
+        start: z.number().optional(),
+        end: z.number().optional(),
+        unit: z.enum(['line', 'char', 'byte', 'page']).optional(),
+      })
+      .optional(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+  })
+  .meta({ id: 'KnowledgeNode' });
+
+const edgeSchema = z
+  .object({
+    id: z.string(),
+    graphId: z.string(),
+    kind: z.enum(KNOWLEDGE_EDGE_KINDS),
+    label: z.string(),
+    directed: z.boolean(),
+    members: z.array(z.string()),
+    createdAt: z.number(),
+  })
+  .meta({ id: 'KnowledgeEdge' });
+
+const graphSchema = z
+  .object({ graph: graphInfoSchema, nodes: z.array(nodeSchema), edges: z.array(edgeSchema) })
+  .meta({ id: 'KnowledgeGraph' });
+
+const importReportSchema = z.object({
+  graphId: z.string(),
+  graphCreated: z.boolean(),
+  created: z.array(z.string()),
+  updated: z.array(z.string()),
+  skipped: z.number().int(),
+  edgesCreated: z.number().int(),
+  edgesExisting: z.number().int(),
+  errors: z.array(z.string()),
+});
+
+/** Knowledge graphs (file-wide): list, whole graphs, node search, import. */
+export function knowledgeRoutes(): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/knowledge',
+      summary: 'Every knowledge graph of the file, with node and edge counts',
+      tag: 'knowledge',
+      write: false,
+      response: z.array(graphInfoSchema),
+      handler: ({ db }) => db.knowledge.list(),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/knowledge/search',
+      summary: 'Knowledge nodes ranked for a free-text query (title and content matches, then words)',
+      tag: 'knowledge',
+      write: false,
+      query: z.strictObject({
+        q: z.string().max(2048).describe('the query (empty lists nodes in order)'),
+        graphId: graphIdSchema.optional(),
+        limit: queryInt(1, 10_000).optional(),
+      }),
+      response: z.array(z.object({ node: nodeSchema, score: z.number() })),
+      handler: ({ db, query }) =>
+        db.knowledge.search(query.q, {
+          ...(query.graphId === undefined ? {} : { graphId: query.graphId }),
+          ...(query.limit === undefined ? {} : { limit: query.limit }),
+        }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/knowledge/{graphId}',
+      summary: 'A whole graph: its info, and every node and edge',
+      tag: 'knowledge',
+      write: false,
+      params: graphParams,
+      response: graphSchema,
+      handler: ({ db, params }) => db.knowledge.getOrThrow(params.graphId),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/knowledge/import',
+      summary: 'Import nodes and edges into the graph named by its label (merge mode; created when absent)',
+      tag: 'knowledge',
+      write: true,
+      body: batchSchema,
+      response: importReportSchema,
+      handler: ({ db, body }) => db.knowledge.import(body),
+    }),
+  ];
+}

@@ -1,0 +1,102 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { MemoryDB } from '../api/memory-db.js';
+import { HedgehopError, invalidInput } from '../core/errors.js';
+import { parseInput } from '../core/validate.js';
+import { createHttpApp, LOOPBACK_NAMES, type HttpAppOptions } from './create-http-app.js';
+
+/** Default port of `hedgehop serve`. */
+export const DEFAULT_PORT = 4747;
+
+/** Options of {@link startServer}: where to listen, plus everything {@link createHttpApp} takes. */
+export interface ServerOptions extends HttpAppOptions {
+  /** Address to bind (default `127.0.0.1`); anything but loopback requires `token`. */
+  readonly host?: string;
+  /** Port (default 4747; 0 picks a free one). */
+  readonly port?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  readonly app: Hono;
+  readonly host: string;
+  readonly port: number;
+  /** Base URL, e.g. `http://127.0.0.1:4747`. */
+  readonly url: string;
+  /** Stops listening and ends open connections (event streams included). */
+  close(): Promise<void>;
+}
+
+const listenSchema = z.object({
+  host: z.string().min(1).max(253).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+});
+
+/** True for addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (name === 'localhost' || name === '::1') return true;
+  return isIP(name) === 4 && name.startsWith('127.');
+}
+
+function urlHost(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+function listen(app: Hono, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port }) as Server;
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new HedgehopError('IO', `cannot listen on ${host}:${port}: ${error.code ?? error.message}`, {
+          cause: error,
+        }),
+      ),
+    );
+    server.once('listening', () => resolve(server));
+  });
+}
+
+/**
+ * Serves the HTTP API, web UI (and `/mcp` when given) on a real port. Binds 127.0.0.1 unless
+ * told otherwise; binding any other address without a token is refused before listening,
+ * since the memory would then be readable by anyone on the network.
+ *
+ * @example
+ * ```ts
+ * const db = await openMemory('memory.db');
+ * const server = await startServer(db, { port: 0 });
+ * console.log(`open ${server.url}`);
+ * await server.close();
+ * ```
+ */
+export async function startServer(db: MemoryDB, options: ServerOptions = {}): Promise<RunningServer> {
+  const { host: rawHost, port: rawPort, ...appOptions } = options;
+  const { host, port } = parseInput(listenSchema, { host: rawHost, port: rawPort }, 'options');
+  const loopback = isLoopbackHost(host);
+  if (!loopback && appOptions.token === undefined) {
+    throw invalidInput(
+      'token',
+      `binding ${host} exposes the memory beyond this machine; pass a token (--token) or bind 127.0.0.1`,
+    );
+  }
+  const allowedHosts = appOptions.allowedHosts ?? [...LOOPBACK_NAMES, urlHost(host)];
+  const app = createHttpApp(db, { ...appOptions, allowedHosts });
+  const server = await listen(app, host, port);
+  const address = server.address() as AddressInfo;
+  return {
+    app,
+    host,
+    port: address.port,
+    url: `http://${urlHost(host)}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
