@@ -1,0 +1,390 @@
+/**
+ * Radial memory benchmark (issue 3):
+ * - `completeTask` cost at a small and a large store (target: large within 1.5× of small) and
+ *   against a raw better-sqlite3 insert of the same bytes at the same durability (target: 3×),
+ *   all measured interleaved in one run, with the offline summariser;
+ * - the origin's token count at 3 and 300 lines (and what HedgehogMemory's origin would take);
+ * - `navigate` latency p50/p99 on the large store, against the recall index's own search and a
+ *   bare FTS5 MATCH over the same rows.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openMemory, type MemoryDB } from '../src/index.js';
+import type { CompleteTaskInput } from '../src/api/radial-memory.js';
+import { countTokens } from '../src/core/tokens.js';
+import { truncateText } from '../src/core/text.js';
+import { searchIndex } from '../src/index/search.js';
+import { matchExpression, queryTerms } from '../src/index/query.js';
+import { OfflineSummarizer } from '../src/llm/offline-summarizer.js';
+import {
+  compareInterleaved,
+  median,
+  percentile,
+  seededRandom,
+  tempDir,
+  timeEach,
+  type BenchModule,
+  type BenchRow,
+} from './harness.js';
+
+const WORDS = (
+  'cache invalidation token refresh login session cookie schema migration index query planner latency ' +
+  'throughput queue worker retry backoff timeout deadline payment invoice ledger webhook signature ' +
+  'tenant quota limit bucket shard replica failover snapshot backup restore checksum compression ' +
+  'parser tokenizer grammar lexer renderer template layout viewport gesture scroll animation frame ' +
+  'container image registry cluster node pod deployment rollout canary feature flag experiment metric ' +
+  'dashboard alert pager incident postmortem runbook audit permission role policy secret vault key ' +
+  'rotation certificate handshake proxy gateway router middleware handler controller service client ' +
+  'adapter repository transaction isolation deadlock lock mutex semaphore channel stream buffer socket'
+).split(' ');
+const VERBS = [
+  'Implement',
+  'Refactor',
+  'Fix',
+  'Add',
+  'Remove',
+  'Optimise',
+  'Document',
+  'Test',
+  'Migrate',
+  'Harden',
+];
+const SYLLABLES =
+  'ka lo mi ter ran sel vo dun pri ex ost ul bra fen gor hil jas kem nup qua rix sto tav wen yol zer'.split(
+    ' ',
+  );
+
+/**
+ * The vocabulary: the engineering words above, then 6,000 made-up project words (identifiers,
+ * names). Words are drawn with a Zipf-like skew, so, as in real notes, a few words are
+ * everywhere and most are rare.
+ */
+const VOCABULARY: readonly string[] = (() => {
+  const rng = seededRandom(42);
+  const made = new Set<string>();
+  while (made.size < 6_000) {
+    const parts = 2 + Math.floor(rng() * 2);
+    made.add(Array.from({ length: parts }, () => SYLLABLES[Math.floor(rng() * SYLLABLES.length)]).join(''));
+  }
+  return [...WORDS, ...made];
+})();
+
+type Rng = () => number;
+const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
+const word = (rng: Rng): string => VOCABULARY[Math.floor(Math.pow(rng(), 2.2) * VOCABULARY.length)] as string;
+
+function sentence(rng: Rng): string {
+  const length = 8 + Math.floor(rng() * 11);
+  const text = Array.from({ length }, () => word(rng)).join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+function prose(rng: Rng, minChars: number, maxChars: number): string {
+  const target = minChars + Math.floor(rng() * (maxChars - minChars));
+  let out = '';
+  while (out.length < target) out += (out.length > 0 ? (rng() < 0.2 ? '\n' : ' ') : '') + sentence(rng);
+  return out;
+}
+
+/** A deterministic synthetic task like the spec's workload (1–2 KB context, ~450-char summary). */
+function syntheticTask(seed: number, lineId: string): CompleteTaskInput {
+  const rng = seededRandom(seed);
+  const files = Array.from({ length: 1 + Math.floor(rng() * 4) }, () => ({
+    path: `src/${word(rng)}/${word(rng)}.ts`,
+    changeType: pick(rng, ['modified', 'created', 'deleted']),
+    diffSummary: `${word(rng)} ${word(rng)}`,
+  }));
+  return {
+    lineId,
+    taskLabel: `${pick(rng, VERBS)} ${word(rng)} ${word(rng)} (#${seed})`,
+    fullContext: prose(rng, 1000, 2000),
+    conversationSummary: prose(rng, 400, 500),
+    fileChanges: files,
+    todos: Array.from({ length: Math.floor(rng() * 4) }, () => sentence(rng)),
+    envSnapshot: { node: '20.20', region: pick(rng, ['eu-west-1', 'us-east-1']) },
+  };
+}
+
+/** Summaries of the right sizes without running a summariser (used only to seed large stores fast). */
+function cheapSummaries(task: CompleteTaskInput): NonNullable<CompleteTaskInput['summaries']> {
+  const text = `${task.taskLabel}. ${task.conversationSummary} ${task.fullContext}`;
+  return {
+    origin: truncateText(task.taskLabel, 80),
+    brief: truncateText(text.replace(/\s+/gu, ' '), 200),
+    summary: truncateText(text, 600),
+    detailed: truncateText(text, 1800),
+  };
+}
+
+const LINES = 10;
+
+async function seed(db: MemoryDB, nodes: number, log: (line: string) => void): Promise<void> {
+  const radial = db.primary().radial;
+  for (let l = 0; l < LINES; l++) await radial.createLine(`line${l}`, `Line ${l}`, `Task domain ${l}`);
+  const started = Date.now();
+  for (let i = 0; i < nodes; i++) {
+    const task = syntheticTask(i, `line${i % LINES}`);
+    await radial.completeTask({ ...task, summaries: cheapSummaries(task) });
+    if (i > 0 && i % 10_000 === 0)
+      log(`  seeded ${i}/${nodes} nodes (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+}
+
+async function seededStore(
+  dir: string,
+  name: string,
+  nodes: number,
+  log: (line: string) => void,
+): Promise<string> {
+  const path = join(dir, `${name}.db`);
+  const db = await openMemory(path, { durability: 'normal' });
+  await seed(db, nodes, log);
+  await db.close();
+  return path;
+}
+
+/** The raw floor: one INSERT of the same bytes per transaction, WAL, synchronous=FULL. */
+function rawStore(path: string): (task: CompleteTaskInput, id: string, summaries: readonly string[]) => void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(`CREATE TABLE raw (id TEXT PRIMARY KEY, line TEXT, label TEXT, created INTEGER, summary TEXT,
+    files TEXT, todos TEXT, env TEXT, s0 TEXT, s1 TEXT, s2 TEXT, s3 TEXT, full TEXT) STRICT`);
+  const insert = db.prepare('INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  return (task, id, summaries) => {
+    insert.run(
+      id,
+      task.lineId,
+      task.taskLabel,
+      Date.now(),
+      task.conversationSummary,
+      JSON.stringify(task.fileChanges ?? []),
+      JSON.stringify(task.todos ?? []),
+      JSON.stringify(task.envSnapshot ?? {}),
+      ...summaries,
+      task.fullContext,
+    );
+  };
+}
+
+/** HedgehogMemory's origin text for the same lines (spec §10), to show how it grows. */
+function hedgehogOrigin(
+  project: string,
+  lines: { id: string; name: string; l0: string; count: number }[],
+): string {
+  const entries = lines.map((l) => `  ${l.id}: [${l.name}] ${l.l0}  (共${l.count}个节点, 最新:2026-11-30)`);
+  return [`【原点】项目: ${project}`, `任务线总览 (${lines.length} 条):`, ...entries].join('\n');
+}
+
+/** HedgehogMemory's L0: first and last 37 characters of summary + files + todos. */
+function hedgehogL0(task: CompleteTaskInput): string {
+  const raw = [task.conversationSummary, ...(task.todos ?? [])].join('\n\n');
+  return raw.length <= 80 ? raw : `${raw.slice(0, 37)} … ${raw.slice(-37)}`;
+}
+
+async function originFigures(dir: string): Promise<BenchRow[]> {
+  const db = await openMemory(join(dir, 'origin.db'), { durability: 'normal' });
+  const radial = db.primary().radial;
+  const rows: BenchRow[] = [];
+  const hedgehogLines: { id: string; name: string; l0: string; count: number }[] = [];
+  for (let l = 0; l < 300; l++) {
+    const id = `domain-${l}`;
+    await radial.createLine(id, `Task domain number ${l}`, 'A long-lived area of work');
+    const task = syntheticTask(1_000_000 + l, id);
+    await radial.completeTask(task);
+    hedgehogLines.push({ id, name: `Task domain number ${l}`, l0: hedgehogL0(task), count: 1 });
+    if (l + 1 === 3 || l + 1 === 10 || l + 1 === 300) {
+      const ours = countTokens(await radial.getOriginContext());
+      const theirs = countTokens(hedgehogOrigin('Project', hedgehogLines));
+      rows.push({
+        bench: 'radial',
+        case: `origin, ${l + 1} lines`,
+        metric: 'tokens (o200k)',
+        value: ours,
+        unit: 'tokens',
+        baseline: theirs,
+        ratio: ours / theirs,
+        note: 'baseline: HedgehogMemory’s origin text for the same lines; budget 200',
+      });
+    }
+  }
+  await db.close();
+  return rows;
+}
+
+function describe(row: BenchRow): string {
+  const ratio =
+    row.ratio === undefined ? '' : ` (${row.ratio.toFixed(2)}× ${row.baseline?.toFixed(2)} ${row.unit})`;
+  return `${row.case} ${row.metric}: ${row.value.toFixed(2)} ${row.unit}${ratio}`;
+}
+
+function stats(samples: readonly number[]): { p50: number; p99: number } {
+  return { p50: median(samples), p99: percentile(samples, 99) };
+}
+
+export const runRadial: BenchModule = async (options) => {
+  const { log } = options;
+  const largeNodes = options.quick ? 2_000 : 100_000;
+  const smallNodes = 100;
+  const iterations = options.quick ? 15 : 60;
+  const { dir, cleanup } = tempDir('hedgehop-bench-radial-');
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  try {
+    log(`radial: seeding ${smallNodes} and ${largeNodes} nodes (durability normal, precomputed summaries)`);
+    const smallPath = await seededStore(dir, 'small', smallNodes, log);
+    const largePath = await seededStore(dir, 'large', largeNodes, log);
+    const summarizer = new OfflineSummarizer();
+    const small = await openMemory(smallPath, { durability: 'full', summarizer });
+    const large = await openMemory(largePath, { durability: 'full', summarizer });
+    const raw = rawStore(join(dir, 'raw.db'));
+    const taskAt = (i: number): CompleteTaskInput =>
+      syntheticTask(5_000_000 + i, `line${((i % LINES) + LINES) % LINES}`);
+
+    // Warm-up (statement caches, page cache), not measured.
+    for (let i = 0; i < 3; i++) {
+      await small.primary().radial.completeTask(taskAt(-1 - i));
+      await large.primary().radial.completeTask(taskAt(-10 - i));
+    }
+
+    log(`radial: completeTask, ${iterations} interleaved rounds`);
+    const summaryTexts: string[][] = [];
+    const smallSamples: number[] = [];
+    const largeSamples: number[] = [];
+    const rawSamples: number[] = [];
+    const storageSmall: number[] = [];
+    const storageLarge: number[] = [];
+    for (let i = 0; i < iterations; i++) {
+      const task = taskAt(i);
+      const [a] = await timeEach(1, async () => {
+        const node = await small.primary().radial.completeTask(task);
+        summaryTexts[i] = [
+          node.summaries.origin,
+          node.summaries.brief,
+          node.summaries.summary,
+          node.summaries.detailed,
+        ];
+      });
+      const [b] = await timeEach(1, () => large.primary().radial.completeTask({ ...task }));
+      const [c] = await timeEach(1, () => raw(task, `raw-${i}`, summaryTexts[i] ?? []));
+      const given = { ...task, summaries: cheapSummaries(task) };
+      const [d] = await timeEach(1, () => small.primary().radial.completeTask(given));
+      const [e] = await timeEach(1, () => large.primary().radial.completeTask(given));
+      smallSamples.push(a ?? 0);
+      largeSamples.push(b ?? 0);
+      rawSamples.push(c ?? 0);
+      storageSmall.push(d ?? 0);
+      storageLarge.push(e ?? 0);
+    }
+    const s = stats(smallSamples);
+    const l = stats(largeSamples);
+    const r = stats(rawSamples);
+    const ss = stats(storageSmall);
+    const sl = stats(storageLarge);
+    const row = (kase: string, value: number, baseline: number, note: string): BenchRow => ({
+      bench: 'radial',
+      case: kase,
+      metric: 'median',
+      value,
+      unit: 'ms',
+      baseline,
+      ratio: value / baseline,
+      note,
+    });
+    const commitRows: BenchRow[] = [
+      row(
+        `completeTask @${largeNodes} vs @${smallNodes} nodes`,
+        l.p50,
+        s.p50,
+        'target ≤ 1.5×; offline summariser',
+      ),
+      row(
+        `completeTask @${smallNodes} vs raw insert`,
+        s.p50,
+        r.p50,
+        'target ≤ 3×; same bytes, WAL + synchronous=FULL',
+      ),
+      row(`completeTask @${largeNodes} vs raw insert`, l.p50, r.p50, 'target ≤ 3×'),
+      row(
+        `storage only @${largeNodes} vs @${smallNodes}`,
+        sl.p50,
+        ss.p50,
+        'summaries supplied: transaction + index + fsync',
+      ),
+      row(`storage only @${smallNodes} vs raw insert`, ss.p50, r.p50, 'summaries supplied'),
+      { bench: 'radial', case: `completeTask @${smallNodes}`, metric: 'p99', value: s.p99, unit: 'ms' },
+      { bench: 'radial', case: `completeTask @${largeNodes}`, metric: 'p99', value: l.p99, unit: 'ms' },
+      { bench: 'radial', case: 'raw insert', metric: 'p99', value: r.p99, unit: 'ms' },
+    ];
+    for (const entry of commitRows) log(`  ${describe(entry)}`);
+    rows.push(...commitRows);
+
+    log('radial: navigate latency on the large store');
+    // Questions about a random stored task, phrased with three of its words.
+    const queries = Array.from({ length: options.quick ? 40 : 100 }, (_, i) => {
+      const rng = seededRandom(9_000 + i);
+      const target = syntheticTask(Math.floor(rng() * largeNodes), 'line0');
+      const words = target.fullContext.toLowerCase().match(/[a-z]+/gu) ?? ['cache'];
+      return `how did we handle the ${pick(rng, words)} ${pick(rng, words)} for the ${pick(rng, words)}?`;
+    });
+    const agent = large.primary();
+    const store = large.store;
+    const navigate = await compareInterleaved(
+      queries.length,
+      (i) => agent.radial.navigate(queries[i] as string),
+      (i) =>
+        searchIndex(store, {
+          agentId: agent.info().id,
+          query: queries[i] as string,
+          layers: ['radial'],
+          limit: 40,
+        }),
+    );
+    const bare = await timeEach(queries.length, (i) => {
+      const match = matchExpression(queryTerms(queries[i] as string).map((t) => t.word));
+      return match ? store.recall.matchBare(match, 40) : [];
+    });
+    const n = stats(navigate.subject);
+    const navigateRows: BenchRow[] = [
+      {
+        ...row(
+          `navigate @${largeNodes}`,
+          n.p50,
+          median(navigate.baseline),
+          'baseline: searchIndex over the same rows',
+        ),
+        metric: 'p50',
+      },
+      {
+        bench: 'radial',
+        case: `navigate @${largeNodes}`,
+        metric: 'p99',
+        value: n.p99,
+        unit: 'ms',
+        baseline: percentile(navigate.baseline, 99),
+        ratio: n.p99 / percentile(navigate.baseline, 99),
+      },
+      {
+        bench: 'radial',
+        case: `bare FTS5 MATCH @${largeNodes}`,
+        metric: 'p50',
+        value: median(bare),
+        unit: 'ms',
+      },
+    ];
+    for (const entry of navigateRows) log(`  ${describe(entry)}`);
+    rows.push(...navigateRows);
+    await small.close();
+    await large.close();
+
+    log('radial: origin size at 3, 10 and 300 lines');
+    rows.push(...(await originFigures(dir)));
+    notes.push(
+      `Large store seeded through completeTask with durability 'normal' and precomputed summaries; measured commits use durability 'full' and the offline summariser.`,
+      `${LINES} lines, commits round-robin; tasks: 1–2 KB full context, 400–500-char summary, 1–4 files, 0–3 todos.`,
+    );
+    return { name: 'radial', rows, notes };
+  } finally {
+    cleanup();
+  }
+};

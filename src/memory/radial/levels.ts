@@ -1,0 +1,66 @@
+import type { DetailLevelName } from '../../llm/types.js';
+
+/** A detail level by number (Hedgehog compatibility): 0 origin … 4 full. */
+export type DetailLevel = 0 | 1 | 2 | 3 | 4;
+
+/** One row of the level table. */
+export interface LevelSpec {
+  readonly level: DetailLevel;
+  readonly name: DetailLevelName;
+  /** Most code points a summary of this level may hold; `undefined` for `full` (verbatim). */
+  readonly maxChars: number | undefined;
+}
+
+/**
+ * The five detail levels (DESIGN.md §1). Caps are real caps: a summary of a level never holds
+ * more code points than its `maxChars` (the original's head…tail cut gave 77/197/597/1797).
+ */
+export const LEVELS: readonly LevelSpec[] = [
+  { level: 0, name: 'origin', maxChars: 80 },
+  { level: 1, name: 'brief', maxChars: 200 },
+  { level: 2, name: 'summary', maxChars: 600 },
+  { level: 3, name: 'detailed', maxChars: 1800 },
+  { level: 4, name: 'full', maxChars: undefined },
+];
+
+/** The summarised levels (everything but `full`), most abstract first. */
+export type SummaryLevelName = Exclude<DetailLevelName, 'full'>;
+export const SUMMARY_LEVELS: readonly SummaryLevelName[] = ['origin', 'brief', 'summary', 'detailed'];
+
+/** Cap of each summarised level, in code points. */
+export const LEVEL_CAPS: Readonly<Record<SummaryLevelName, number>> = {
+  origin: 80,
+  brief: 200,
+  summary: 600,
+  detailed: 1800,
+};
+
+/** The name of a level number. */
+export function levelName(level: DetailLevel): DetailLevelName {
+  return (LEVELS[level] as LevelSpec).name;
+}
+
+/** The number of a level name. */
+export function levelNumber(name: DetailLevelName): DetailLevel {
+  return (LEVELS.find((spec) => spec.name === name) as LevelSpec).level;
+}
+
+/**
+ * "Abstraction grows with distance": the level at which a view presents a node `distance`
+ * steps away from its reference point (position 1 of its line, or the node a session loaded),
+ * when the reference itself is shown at `base`. Every doubling of the distance drops one level:
+ * distance 0 → base, 1 → base−1, 2–3 → base−2, 4–7 → base−3, … A result below 0 means
+ * "label only" and is returned as `undefined`.
+ *
+ * @example
+ * ```ts
+ * levelAtDistance(3, 0); // 3 (detailed)
+ * levelAtDistance(3, 5); // 0 (origin)
+ * levelAtDistance(0, 1); // undefined: the origin shows only each line's newest node
+ * ```
+ */
+export function levelAtDistance(base: DetailLevel, distance: number): DetailLevel | undefined {
+  const steps = distance <= 0 ? 0 : Math.floor(Math.log2(distance)) + 1;
+  const level = base - steps;
+  return level < 0 ? undefined : (level as DetailLevel);
+}

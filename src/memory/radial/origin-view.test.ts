@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { countTokens } from '../../core/tokens.js';
+import type { LineOverview } from '../../store/radial-repo.js';
+import { buildOrigin, fitTokens, originEntry } from './origin-view.js';
+
+function line(i: number, nodes: number): LineOverview {
+  return {
+    id: `line-${i}`,
+    name: `Domain number ${i}`,
+    description: 'Something the agent works on',
+    createdAt: 1_000 + i,
+    ord: i + 1,
+    nodeCount: nodes,
+    extra: '{}',
+    latest:
+      nodes === 0
+        ? undefined
+        : {
+            id: `n${i}`,
+            taskLabel: `Task on line ${i}`,
+            createdAt: 2_000_000 + i * 1000,
+            sOrigin: `Task on line ${i} — did a careful piece of work there`,
+            sBrief: null,
+            conversationSummary: '',
+          },
+  };
+}
+
+describe('the origin', () => {
+  it('lists every line when they fit, with the profile brief on top', () => {
+    const text = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: 'Ada, senior backend engineer — terse, precise',
+      lines: [line(0, 3), line(1, 0), line(2, 1)],
+      budgetTokens: 200,
+    });
+    expect(text.split('\n')[1]).toBe('Agent: Ada, senior backend engineer — terse, precise');
+    expect(text).toContain(
+      '- line-0 [Domain number 0]: Task on line 0 — did a careful piece of work there (3 tasks',
+    );
+    expect(text).toContain('- line-1 [Domain number 1]: no tasks yet — Something the agent works on');
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+  });
+
+  it('folds the least recently active lines to stay within budget, whatever the count', () => {
+    for (const count of [3, 10, 300, 3000]) {
+      for (const budget of [40, 120, 200, 1000]) {
+        const lines = Array.from({ length: count }, (_, i) => line(i, i % 4));
+        const text = buildOrigin({
+          projectName: 'P',
+          profileBrief: 'x'.repeat(2000),
+          lines,
+          budgetTokens: budget,
+          footer: 'Call load(query).',
+        });
+        expect(countTokens(text), `${count} lines, budget ${budget}`).toBeLessThanOrEqual(budget);
+      }
+    }
+    const lines = Array.from({ length: 300 }, (_, i) => line(i, 1));
+    const text = buildOrigin({ projectName: 'P', profileBrief: undefined, lines, budgetTokens: 200 });
+    expect(text).toContain('line-299');
+    expect(text).not.toContain('line-0 ');
+    expect(text).toMatch(/less recently active lines folded \(\d+ tasks\)/u);
+  });
+
+  it('keeps one line per line even when a name or gist holds line breaks', () => {
+    const odd = { ...line(1, 1), name: 'two\nlines', latest: { ...line(1, 1).latest!, sOrigin: 'a\nb' } };
+    expect(originEntry(odd)).not.toContain('\n');
+  });
+
+  it('fitTokens cuts to a token limit', () => {
+    const text = 'word '.repeat(500);
+    expect(countTokens(fitTokens(text, 30))).toBeLessThanOrEqual(30);
+    expect(fitTokens('short', 30)).toBe('short');
+    expect(fitTokens('anything', 0)).toBe('');
+  });
+});

@@ -1,0 +1,20 @@
+import { profileBrief as renderStoredProfileBrief } from '../profile/profile-brief.js';
+import type { MemoryContext } from '../context.js';
+
+/** Most code points of the profile brief the origin asks for (it is then cut to its token share). */
+const ORIGIN_PROFILE_CHARS = 400;
+
+/**
+ * The profile brief at the top of the origin: the conversation layer's brief of the agent's
+ * profile (name, role, personality, MBTI, preferences, emotions), its lines joined on one line;
+ * undefined for an empty profile.
+ */
+export function profileBrief(context: MemoryContext): string | undefined {
+  const brief = renderStoredProfileBrief(context, { maxChars: ORIGIN_PROFILE_CHARS });
+  const line = brief
+    .split('\n')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+    .join('; ');
+  return line.length > 0 ? line : undefined;
+}

@@ -1,0 +1,538 @@
+import { HedgehopError } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
+import { searchIndex } from '../../index/search.js';
+import type {
+  LineOverview,
+  NodeIndexText,
+  NodeRecord,
+  RadialRepo,
+  SummaryColumns,
+} from '../../store/radial-repo.js';
+import type { MemoryContext } from '../context.js';
+import { levelAtDistance, levelName } from './levels.js';
+import { buildOrigin } from './origin-view.js';
+import { profileBrief } from './profile-brief.js';
+import { nodeTextAt } from './session-view.js';
+import {
+  computeSummaries,
+  fileLines,
+  resolveSummaries,
+  storedSummaries,
+  suppliedSummaries,
+  SummaryTier,
+  tierOf,
+  type PartialSummaries,
+} from './summaries.js';
+import type { FileChange, JsonValue, LineHistoryEntry, RadialLine, RadialNode, TaskRecord } from './types.js';
+
+/** Default project name of a radial memory that was never given one (as in HedgehogMemory). */
+export const DEFAULT_PROJECT_NAME = 'Project';
+
+/** A ranked navigation candidate. */
+export interface RankedNode {
+  readonly node: RadialNode;
+  readonly confidence: number;
+}
+
+/** What {@link RadialService.fillPendingSummaries} did. */
+export interface FillReport {
+  /** Nodes whose summaries are now complete. */
+  readonly filled: number;
+  /** Nodes tried whose summariser failed again (still pending). */
+  readonly failed: number;
+  /** Nodes of the agent still pending afterwards. */
+  readonly remaining: number;
+  /** The last failure's message, if any. */
+  readonly lastError: string | undefined;
+}
+
+/** How many earlier nodes a session view lists. */
+export const EARLIER_SHOWN = 8;
+/** How many hits per node (label, conversation, summary, full) a navigation asks the index for. */
+const PARTS_PER_NODE = 4;
+/** At most this many nodes per navigation get a second opinion from `verifyMatch`. */
+export const CONFIRM_TOP = 3;
+
+interface Scored {
+  readonly node: RadialNode;
+  confidence: number;
+  readonly lexical: number;
+}
+
+/** Rank key: calibrated confidence first, the BM25 score (relative to the best) second. */
+function keyOf(entry: Scored): number {
+  return 0.6 * entry.confidence + 0.4 * entry.lexical;
+}
+
+/**
+ * The domain logic of one agent's radial memory (validated input only; the public facade is
+ * `RadialMemory` in src/api). Reads and writes go through `store.radial`; summaries are computed
+ * before the write transaction; every commit and its index rows are one transaction.
+ */
+export class RadialService {
+  readonly #ctx: MemoryContext;
+
+  constructor(context: MemoryContext) {
+    this.#ctx = context;
+  }
+
+  get context(): MemoryContext {
+    return this.#ctx;
+  }
+
+  get #repo(): RadialRepo {
+    return this.#ctx.store.radial;
+  }
+
+  get #agentId(): number {
+    return this.#ctx.agentId;
+  }
+
+  // ---- project ------------------------------------------------------------------------------
+
+  projectName(): string {
+    return this.#repo.getMeta(this.#agentId, 'projectName') ?? DEFAULT_PROJECT_NAME;
+  }
+
+  /** Stores the project name; with `overwrite` false a stored name wins (HedgehogMemory's rule). */
+  setProjectName(name: string, overwrite: boolean): string {
+    return this.#repo.setMeta(this.#agentId, 'projectName', name, overwrite);
+  }
+
+  // ---- lines --------------------------------------------------------------------------------
+
+  createLine(id: string, name: string, description: string): RadialLine {
+    const record = this.#repo.createLine(this.#agentId, {
+      id,
+      name,
+      description,
+      createdAt: this.#ctx.clock.now(),
+      extra: '{}',
+    });
+    return toLine({ ...record, latest: undefined });
+  }
+
+  getOrCreateLine(id: string, name: string, description: string): { line: RadialLine; created: boolean } {
+    const { line, created } = this.#repo.getOrCreateLine(this.#agentId, {
+      id,
+      name,
+      description,
+      createdAt: this.#ctx.clock.now(),
+      extra: '{}',
+    });
+    return { line: created ? toLine({ ...line, latest: undefined }) : this.getLineOrThrow(id), created };
+  }
+
+  getLine(id: string): RadialLine | undefined {
+    const record = this.#repo.getLine(this.#agentId, id);
+    if (!record) return undefined;
+    const latest = record.nodeCount > 0 ? this.#repo.nodeAt(this.#agentId, id, 1) : undefined;
+    return toLine({
+      ...record,
+      latest: latest && {
+        id: latest.id,
+        taskLabel: latest.taskLabel,
+        createdAt: latest.createdAt,
+        sOrigin: latest.sOrigin,
+        sBrief: latest.sBrief,
+        conversationSummary: latest.conversationSummary,
+      },
+    });
+  }
+
+  getLineOrThrow(id: string): RadialLine {
+    const line = this.getLine(id);
+    if (!line) throw lineNotFound(id);
+    return line;
+  }
+
+  listLines(): RadialLine[] {
+    return this.#repo.listLines(this.#agentId).map(toLine);
+  }
+
+  // ---- commit -------------------------------------------------------------------------------
+
+  /**
+   * Records a completed task as the new position 1 of its line. Summaries are computed first
+   * (outside any transaction); if the summariser fails the node is committed anyway with its
+   * summaries pending, to be filled by {@link fillPendingSummaries} (or Dream).
+   */
+  async commit(task: TaskRecord, options: { extend: boolean }): Promise<RadialNode> {
+    if (!this.#repo.getLine(this.#agentId, task.lineId)) throw lineNotFound(task.lineId);
+    const supplied = suppliedSummaries(task.summaries);
+    const computed = await computeSummaries(this.#ctx.summarizer, task, supplied);
+    const summaries = computed.summaries;
+    const columns = toColumns(summaries);
+    const tier = tierOf(this.#ctx.summarizer, supplied, summaries);
+    const id = newUuid();
+    const createdAt = this.#ctx.clock.now();
+    let extendsNodeId: string | undefined;
+    this.#repo.insertNode(this.#agentId, task.lineId, (tip) => {
+      extendsNodeId = options.extend ? tip.latestId : undefined;
+      return {
+        node: {
+          id,
+          taskLabel: task.taskLabel,
+          createdAt,
+          conversationSummary: task.conversationSummary,
+          fileChanges: JSON.stringify(task.fileChanges),
+          todos: JSON.stringify(task.todos),
+          envSnapshot: JSON.stringify(task.envSnapshot),
+          history: '',
+          summaries: columns,
+          summariesState: computed.complete ? 'ready' : 'pending',
+          summariesTier: tier,
+          extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
+          fullContext: task.fullContext,
+          fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
+        },
+        index: nodeIndexTexts(
+          task,
+          computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
+        ),
+      };
+    });
+    return {
+      id,
+      lineId: task.lineId,
+      position: 1,
+      taskLabel: task.taskLabel,
+      createdAt,
+      summaries: resolveSummaries(summaries, task.taskLabel, task.conversationSummary),
+      summariesState: computed.complete ? 'ready' : 'pending',
+      state: {
+        conversationSummary: task.conversationSummary,
+        fileChanges: task.fileChanges,
+        todos: task.todos,
+        envSnapshot: task.envSnapshot,
+        fullContextBytes: Buffer.byteLength(task.fullContext, 'utf8'),
+      },
+      extendsNodeId,
+    };
+  }
+
+  /**
+   * Computes the summaries still pending (oldest first, at most `limit` nodes) and stores them.
+   * Safe to run while others commit: each node is updated in its own short transaction, and a
+   * node filled meanwhile is skipped.
+   */
+  async fillPendingSummaries(limit = 100): Promise<FillReport> {
+    let filled = 0;
+    let failed = 0;
+    let lastError: string | undefined;
+    for (const { node, fullContext } of this.#repo.pendingNodes(this.#agentId, limit)) {
+      const task = { ...taskTextOf(node), fullContext };
+      const computed = await computeSummaries(this.#ctx.summarizer, task, storedSummaries(node));
+      if (!computed.complete) {
+        failed++;
+        lastError = computed.error instanceof Error ? computed.error.message : String(computed.error);
+      }
+      const tier = Math.max(node.summariesTier, tierOf(this.#ctx.summarizer, {}, computed.summaries));
+      const summaryText =
+        computed.complete && tier !== SummaryTier.offline ? summaryIndexText(computed.summaries) : undefined;
+      const changed = this.#repo.fillSummaries(
+        this.#agentId,
+        node.id,
+        toColumns(computed.summaries),
+        computed.complete ? 'ready' : 'pending',
+        tier,
+        summaryText,
+      );
+      if (changed && computed.complete) filled++;
+    }
+    return { filled, failed, remaining: this.#repo.pendingCount(this.#agentId), lastError };
+  }
+
+  // ---- reading nodes -----------------------------------------------------------------------
+
+  getNode(lineId: string, position: number): RadialNode | undefined {
+    const record = this.#repo.nodeAt(this.#agentId, lineId, position);
+    return record ? toNode(record) : undefined;
+  }
+
+  /** The node, or `NOT_FOUND` naming `lineId` or `position`. */
+  getNodeOrThrow(lineId: string, position: number): RadialNode {
+    const node = this.getNode(lineId, position);
+    if (node) return node;
+    const line = this.getLineOrThrow(lineId);
+    throw new HedgehopError(
+      'NOT_FOUND',
+      `position: line '${lineId}' has no node at position ${position} (it has ${line.nodeCount})`,
+      { field: 'position' },
+    );
+  }
+
+  getNodeById(nodeId: string): RadialNode | undefined {
+    const record = this.#repo.nodeById(this.#agentId, nodeId);
+    return record ? toNode(record) : undefined;
+  }
+
+  /** Records (not mapped), for views that need the stored history. */
+  nodeRecord(nodeId: string): NodeRecord | undefined {
+    return this.#repo.nodeById(this.#agentId, nodeId);
+  }
+
+  /** The verbatim full context, byte for byte as committed. `NOT_FOUND` if the node is gone. */
+  fullContext(nodeId: string): string {
+    const text = this.#repo.fullContext(this.#agentId, nodeId);
+    if (text === undefined) throw new HedgehopError('NOT_FOUND', `node ${nodeId} does not exist`);
+    return text;
+  }
+
+  /** Up to `limit` nodes older than `node` on its line, nearest first, and how many more exist. */
+  earlierNodes(node: RadialNode, limit = EARLIER_SHOWN): { nodes: RadialNode[]; beyond: number } {
+    const record = this.#repo.nodeById(this.#agentId, node.id);
+    if (!record) return { nodes: [], beyond: 0 };
+    const nodes = this.#repo
+      .lineNodes(this.#agentId, node.lineId, { beforeLineSeq: record.lineSeq, limit })
+      .map(toNode);
+    return { nodes, beyond: Math.max(0, record.lineSeq - 1 - nodes.length) };
+  }
+
+  /** A page of a line's nodes newest first, below `beforeLineSeq`. */
+  linePage(
+    lineId: string,
+    beforeLineSeq: number | undefined,
+    limit: number,
+  ): { node: RadialNode; lineSeq: number }[] {
+    const options = beforeLineSeq === undefined ? { limit } : { beforeLineSeq, limit };
+    return this.#repo.lineNodes(this.#agentId, lineId, options).map((record) => ({
+      node: toNode(record),
+      lineSeq: record.lineSeq,
+    }));
+  }
+
+  /**
+   * Every node of a line newest first, each at the level its distance from position 1 earns
+   * (detailed for position 1, then one level less per doubling of distance, then label only).
+   */
+  lineHistory(lineId: string): LineHistoryEntry[] {
+    this.getLineOrThrow(lineId);
+    const out: LineHistoryEntry[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = this.linePage(lineId, before, 500);
+      for (const { node } of page) out.push(historyEntry(node));
+      if (page.length < 500) return out;
+      before = page[page.length - 1]?.lineSeq;
+    }
+  }
+
+  // ---- navigation ------------------------------------------------------------------------
+
+  /**
+   * Every node matching `query`, ranked (no early stop): recall-index hits over labels,
+   * conversation summaries, summaries and full contexts are grouped per node; a node's
+   * confidence is its best part's calibrated confidence (0..1, comparable across queries), and
+   * nodes are ordered by a blend of that confidence and the BM25 rank score.
+   *
+   * With `confirmBelow`, the summariser's `verifyMatch` is asked about at most
+   * {@link CONFIRM_TOP} of the best nodes whose confidence is under it (a language model thus
+   * confirms reworded questions that share few words with the node); a confirmed match raises
+   * that node's confidence to the summariser's. Never one model call per node.
+   */
+  async rank(
+    query: string,
+    options: { lineId?: string | undefined; limit: number; confirmBelow?: number | undefined },
+  ): Promise<RankedNode[]> {
+    const hits = await searchIndex(this.#ctx.store, {
+      agentId: this.#agentId,
+      query,
+      layers: ['radial'],
+      lineId: options.lineId,
+      limit: Math.min(1000, options.limit * PARTS_PER_NODE),
+      embedder: this.#ctx.embedder,
+    });
+    const byNode = new Map<string, { confidence: number; score: number }>();
+    for (const hit of hits) {
+      const seen = byNode.get(hit.ref);
+      byNode.set(hit.ref, {
+        confidence: Math.max(seen?.confidence ?? 0, hit.confidence),
+        score: Math.max(seen?.score ?? Number.NEGATIVE_INFINITY, hit.score),
+      });
+    }
+    const bestScore = Math.max(1e-9, ...[...byNode.values()].map((v) => v.score));
+    const records = new Map(this.#repo.nodesByIds(this.#agentId, [...byNode.keys()]).map((r) => [r.id, r]));
+    const ranked: Scored[] = [];
+    for (const [id, value] of byNode) {
+      const record = records.get(id);
+      if (!record || value.confidence <= 0) continue;
+      ranked.push({
+        node: toNode(record),
+        confidence: value.confidence,
+        lexical: Math.max(0, value.score / bestScore),
+      });
+    }
+    const order = (): void => {
+      ranked.sort((a, b) => keyOf(b) - keyOf(a) || a.node.position - b.node.position);
+    };
+    order();
+    if (options.confirmBelow !== undefined) {
+      await this.#confirm(query, ranked.slice(0, CONFIRM_TOP), options.confirmBelow);
+      order();
+    }
+    return ranked
+      .slice(0, options.limit)
+      .map(({ node, confidence }) => ({ node, confidence: round3(confidence) }));
+  }
+
+  async #confirm(query: string, top: readonly Scored[], below: number): Promise<void> {
+    for (const entry of top) {
+      if (entry.confidence >= below) continue;
+      try {
+        const verdict = await this.#ctx.summarizer.verifyMatch(
+          query,
+          `${entry.node.taskLabel}. ${entry.node.summaries.brief}`,
+        );
+        const confidence = Number(verdict.confidence);
+        if (verdict.match === true && Number.isFinite(confidence)) {
+          entry.confidence = Math.max(entry.confidence, Math.min(1, Math.max(0, confidence)));
+        }
+      } catch {
+        // A summariser that is down only loses the second opinion.
+      }
+    }
+  }
+
+  // ---- origin --------------------------------------------------------------------------------
+
+  /** The origin text within the configured token budget. */
+  originText(footer?: string): string {
+    const lines: LineOverview[] = this.#repo.listLines(this.#agentId);
+    return buildOrigin({
+      projectName: this.projectName(),
+      profileBrief: profileBrief(this.#ctx),
+      lines,
+      budgetTokens: this.#ctx.settings.originTokenBudget,
+      footer,
+    });
+  }
+}
+
+// ---- mapping ------------------------------------------------------------------------------
+
+function lineNotFound(lineId: string): HedgehopError {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create it with createLine first)`, {
+    field: 'lineId',
+  });
+}
+
+function toLine(record: LineOverview): RadialLine {
+  return {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    createdAt: record.createdAt,
+    nodeCount: record.nodeCount,
+    latest: record.latest && {
+      nodeId: record.latest.id,
+      taskLabel: record.latest.taskLabel,
+      createdAt: record.latest.createdAt,
+    },
+  };
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The task parts of a stored node (without its full context). */
+export function taskTextOf(record: NodeRecord): {
+  taskLabel: string;
+  conversationSummary: string;
+  fileChanges: FileChange[];
+  todos: string[];
+} {
+  return {
+    taskLabel: record.taskLabel,
+    conversationSummary: record.conversationSummary,
+    fileChanges: parseJson<FileChange[]>(record.fileChanges, []),
+    todos: parseJson<string[]>(record.todos, []),
+  };
+}
+
+/** A stored node as the public {@link RadialNode}. */
+export function toNode(record: NodeRecord): RadialNode {
+  const task = taskTextOf(record);
+  const extra = parseJson<{ extendsNodeId?: unknown }>(record.extra, {});
+  return {
+    id: record.id,
+    lineId: record.lineId,
+    position: record.position,
+    taskLabel: record.taskLabel,
+    createdAt: record.createdAt,
+    summaries: resolveSummaries(storedSummaries(record), record.taskLabel, record.conversationSummary),
+    summariesState: record.summariesState,
+    state: {
+      conversationSummary: record.conversationSummary,
+      fileChanges: task.fileChanges,
+      todos: task.todos,
+      envSnapshot: parseJson<{ [key: string]: JsonValue }>(record.envSnapshot, {}),
+      fullContextBytes: record.fullBytes,
+    },
+    extendsNodeId: typeof extra.extendsNodeId === 'string' ? extra.extendsNodeId : undefined,
+  };
+}
+
+function historyEntry(node: RadialNode): LineHistoryEntry {
+  const level = levelAtDistance(3, node.position - 1);
+  return {
+    nodeId: node.id,
+    position: node.position,
+    taskLabel: node.taskLabel,
+    createdAt: node.createdAt,
+    level,
+    levelName: level === undefined ? 'label' : levelName(level),
+    text: nodeTextAt(node, level),
+    summariesState: node.summariesState,
+  };
+}
+
+function toColumns(summaries: PartialSummaries): SummaryColumns {
+  return {
+    origin: summaries.origin ?? null,
+    brief: summaries.brief ?? null,
+    summary: summaries.summary ?? null,
+    detailed: summaries.detailed ?? null,
+  };
+}
+
+/** The `summary` index text: what the recall index resolves that part to (the most detailed level). */
+function summaryIndexText(summaries: PartialSummaries): string | undefined {
+  return summaries.detailed ?? summaries.summary ?? summaries.brief ?? summaries.origin;
+}
+
+/**
+ * The recall-index texts of a node: its label, its conversation summary with files and todos,
+ * its summary and its verbatim full context. `summaries` is given only for summaries that may
+ * hold words of their own (a model's or the caller's): the offline summariser's are extracts of
+ * text already indexed, and indexing them again would only cost commit time.
+ */
+export function nodeIndexTexts(
+  task: Omit<TaskRecord, 'lineId' | 'envSnapshot' | 'summaries'>,
+  summaries: PartialSummaries | undefined,
+): NodeIndexText[] {
+  const conversation = [
+    task.conversationSummary,
+    ...fileLines(task.fileChanges),
+    ...(task.todos.length > 0 ? [`TODOs: ${task.todos.join('; ')}`] : []),
+  ]
+    .filter((part) => part.trim().length > 0)
+    .join('\n');
+  const out: NodeIndexText[] = [
+    { part: 'label', text: task.taskLabel },
+    { part: 'conversation', text: conversation },
+  ];
+  const summary = summaries && summaryIndexText(summaries);
+  if (summary !== undefined) out.push({ part: 'summary', text: summary });
+  out.push({ part: 'full', text: task.fullContext });
+  return out;
+}

@@ -1,0 +1,116 @@
+import { oneLine } from '../../core/text.js';
+import { levelAtDistance, levelName, SUMMARY_LEVELS, type DetailLevel } from './levels.js';
+import { fileLines, withoutLeadingLabel } from './summaries.js';
+import { formatDate, formatTime } from './origin-view.js';
+import type { RadialLine, RadialNode } from './types.js';
+
+/** What a session's context text is made of. */
+export interface SessionViewInput {
+  readonly projectName: string;
+  readonly line: RadialLine;
+  readonly node: RadialNode;
+  readonly level: DetailLevel;
+  /** Match confidence 0..1, or undefined for a node loaded by position. */
+  readonly confidence: number | undefined;
+  /** Required at level 4 (full): the verbatim context. */
+  readonly fullContext?: string | undefined;
+  /** Older nodes of the same line, nearest first. */
+  readonly earlier: readonly RadialNode[];
+  /** How many older nodes exist beyond `earlier`. */
+  readonly earlierBeyond: number;
+  /**
+   * A history summary stored with the node (imported from HedgehogMemory); shown when the
+   * line holds no earlier nodes to derive one from.
+   */
+  readonly storedHistory?: string | undefined;
+}
+
+/** Level at which a session shows the loaded node's nearest predecessor (then lower with distance). */
+const EARLIER_BASE: DetailLevel = 2;
+
+/** Text of a node at a summarised level (0..3), or its label when `level` is undefined. */
+export function nodeTextAt(node: RadialNode, level: DetailLevel | undefined): string {
+  if (level === undefined) return node.taskLabel;
+  const name = SUMMARY_LEVELS[Math.min(level, 3)];
+  return name === undefined ? node.taskLabel : node.summaries[name];
+}
+
+function percent(confidence: number): string {
+  return `${Math.round(confidence * 100)}%`;
+}
+
+/**
+ * The context text of a loaded node: a short header (project, line, task, time, position,
+ * match, level), the node at the requested level (level 4: the verbatim full context), its
+ * files, todos and environment from level 3 up, and the earlier tasks of the line, each at a
+ * level that drops as it gets further from the loaded node.
+ */
+export function renderSession(input: SessionViewInput): string {
+  const { node, line, level } = input;
+  const out: string[] = [
+    '=== Loaded task ===',
+    `Project: ${input.projectName}`,
+    `Line: ${line.name} (${line.id})`,
+    `Task: ${node.taskLabel}`,
+    `Committed: ${formatTime(node.createdAt)}, position ${node.position} of ${line.nodeCount}`,
+    `${input.confidence === undefined ? 'Loaded by position' : `Match: ${percent(input.confidence)}`} | Level ${level} (${levelName(level)})${level < 4 ? ', drill deeper for more' : ', verbatim'}`,
+  ];
+  if (node.summariesState === 'pending')
+    out.push('Summaries: pending (a fallback is shown until they are computed)');
+  out.push('', `--- ${levelName(level)} ---`);
+  out.push(level === 4 ? (input.fullContext ?? '') : nodeTextAt(node, level));
+  if (level >= 3) out.push(...stateBlocks(node));
+  out.push(...earlierBlock(input));
+  return out.join('\n');
+}
+
+function stateBlocks(node: RadialNode): string[] {
+  const out: string[] = [];
+  if (node.state.fileChanges.length > 0) {
+    out.push('', '--- changed files ---', ...fileLines(node.state.fileChanges, 20).map((l) => `- ${l}`));
+  }
+  if (node.state.todos.length > 0)
+    out.push('', '--- open todos ---', ...node.state.todos.map((t) => `- [ ] ${t}`));
+  if (Object.keys(node.state.envSnapshot).length > 0) {
+    out.push('', '--- environment ---', JSON.stringify(node.state.envSnapshot));
+  }
+  return out;
+}
+
+function earlierBlock(input: SessionViewInput): string[] {
+  if (input.earlier.length === 0) {
+    const stored = input.storedHistory?.trim() ?? '';
+    return stored.length > 0 ? ['', '--- earlier on this line ---', stored] : [];
+  }
+  const out = ['', '--- earlier on this line ---'];
+  for (const earlier of input.earlier) {
+    const level = levelAtDistance(EARLIER_BASE, earlier.position - input.node.position);
+    const text =
+      level === undefined ? '' : withoutLeadingLabel(oneLine(nodeTextAt(earlier, level)), earlier.taskLabel);
+    const gist = text.length === 0 ? '' : `: ${text}`;
+    out.push(`- #${earlier.position} ${formatDate(earlier.createdAt)} ${earlier.taskLabel}${gist}`);
+  }
+  if (input.earlierBeyond > 0)
+    out.push(`- … ${input.earlierBeyond} earlier task${input.earlierBeyond === 1 ? '' : 's'}`);
+  return out;
+}
+
+/**
+ * A HedgehogMemory-style accumulated history for a node (export of nodes committed here):
+ * its predecessors nearest first, each at the level its distance earns, cut to `maxChars`.
+ */
+export function derivedHistory(node: RadialNode, earlier: readonly RadialNode[], maxChars = 400): string {
+  const parts: string[] = [];
+  let used = 0;
+  for (const older of earlier) {
+    const level = levelAtDistance(1, older.position - node.position);
+    const text =
+      level === undefined ? '' : withoutLeadingLabel(oneLine(nodeTextAt(older, level)), older.taskLabel);
+    const entry = `[${formatDate(older.createdAt)} - ${older.taskLabel}]${text.length === 0 ? '' : `: ${text}`}`;
+    const size = [...entry].length + (parts.length > 0 ? 1 : 0);
+    if (used + size > maxChars) break;
+    parts.push(entry);
+    used += size;
+  }
+  return parts.join('\n');
+}

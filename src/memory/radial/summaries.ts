@@ -1,0 +1,267 @@
+import { codePointLength, oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
+import type { Summarizer } from '../../llm/types.js';
+import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from './levels.js';
+import type { FileChange, LevelSummaries } from './types.js';
+
+/** The parts of a task that summaries are made from. */
+export interface TaskText {
+  readonly taskLabel: string;
+  readonly conversationSummary: string;
+  readonly fileChanges: readonly FileChange[];
+  readonly todos: readonly string[];
+  readonly fullContext: string;
+}
+
+/** Summaries that may be partly missing (`undefined` = not computed). */
+export type PartialSummaries = Partial<Record<SummaryLevelName, string>>;
+
+/** Where summaries came from (`nodes.summaries_tier`). */
+export const SummaryTier = {
+  /** None computed yet. */
+  none: 0,
+  /** The offline extractive summariser. */
+  offline: 1,
+  /** A language model (or any summariser other than the offline one). */
+  model: 2,
+  /** Given by the caller or imported. */
+  supplied: 3,
+} as const;
+
+/**
+ * Most code points of the full context a summariser is shown. Everything else of the task
+ * (label, conversation summary, files, todos) is always shown whole. A longer context is
+ * sampled across its whole length ({@link sampleContext}): extractive summarising costs more
+ * than linearly with input size, and a model has a context limit, so this keeps commit cost
+ * bounded however large the verbatim state is (the verbatim text itself is stored and indexed whole).
+ */
+export const SUMMARY_SOURCE_CONTEXT_MAX = 16_000;
+/** How many windows a sampled context is taken from, besides its head. */
+const SAMPLE_WINDOWS = 8;
+
+/**
+ * `text` when it fits `max` code points; otherwise its head (half the budget) and evenly spaced
+ * windows over the rest, each cut at line or word boundaries, joined by `…` lines, so that a
+ * summary sees the beginning, the middle and the end of a long working state.
+ */
+export function sampleContext(text: string, max = SUMMARY_SOURCE_CONTEXT_MAX): string {
+  if (text.length <= max || codePointLength(text) <= max) return text;
+  const head = truncateText(text, Math.floor(max / 2));
+  const windowSize = Math.floor(max / 2 / SAMPLE_WINDOWS) - 2;
+  const start = head.length;
+  const span = text.length - start;
+  const parts = [head.replace(/…$/u, '')];
+  for (let i = 0; i < SAMPLE_WINDOWS; i++) {
+    const from = start + Math.floor(((i + 1) * span) / (SAMPLE_WINDOWS + 1));
+    const lineStart = text.lastIndexOf('\n', from);
+    let begin = lineStart >= start && from - lineStart < windowSize ? lineStart + 1 : from;
+    if ((text.charCodeAt(begin) & 0xfc00) === 0xdc00) begin++; // never start inside a surrogate pair
+    const piece = truncateText(sliceCodePoints(text.slice(begin), windowSize + 1), windowSize).trim();
+    if (piece.length > 0) parts.push(piece.replace(/…$/u, ''));
+  }
+  return parts.join('\n…\n');
+}
+/** Files listed in the summary source (the rest are counted). */
+const SOURCE_FILES_MAX = 40;
+
+/** Lines describing the files a task touched, as summaries and views show them. */
+export function fileLines(files: readonly FileChange[], max = SOURCE_FILES_MAX): string[] {
+  const lines = files
+    .slice(0, max)
+    .map((f) => `[${f.changeType}] ${f.path}${f.diffSummary.length > 0 ? `: ${f.diffSummary}` : ''}`);
+  if (files.length > max) lines.push(`… and ${files.length - max} more files`);
+  return lines;
+}
+
+/**
+ * The text every level is summarised from: the WHOLE task, label first (so extractive
+ * summarisers lead with it), then the conversation summary, files, todos and the full context.
+ */
+export function summarySource(task: TaskText): string {
+  const label = task.taskLabel.trim();
+  // The label ends as a sentence, so one-line levels do not run it into the next sentence.
+  const parts = [/[.!?。！？:;]$/u.test(label) || label.length === 0 ? label : `${label}.`];
+  if (task.conversationSummary.trim().length > 0) parts.push(task.conversationSummary.trim());
+  if (task.fileChanges.length > 0) parts.push(`Changed files:\n${fileLines(task.fileChanges).join('\n')}`);
+  if (task.todos.length > 0) parts.push(`TODOs: ${task.todos.join('; ')}.`);
+  const context = task.fullContext.trim();
+  if (context.length > 0) parts.push(sampleContext(context));
+  return parts.join('\n\n');
+}
+
+/**
+ * Makes a summariser's output safe to store for `level`: a string within the level's cap
+ * (a model may overrun), on one line for origin and brief (the origin lists one line per line).
+ */
+export function fitLevel(level: SummaryLevelName, text: string): string {
+  const flat = level === 'origin' || level === 'brief' ? oneLine(text) : text.trim();
+  return codePointLength(flat) <= LEVEL_CAPS[level] ? flat : truncateText(flat, LEVEL_CAPS[level]);
+}
+
+/** The outcome of {@link computeSummaries}. */
+export interface ComputedSummaries {
+  readonly summaries: PartialSummaries;
+  /** True when every level is present. */
+  readonly complete: boolean;
+  /** The failure that stopped the computation, if any (the commit goes ahead regardless). */
+  readonly error: unknown;
+}
+
+/**
+ * Computes the missing levels of a task's summaries, most detailed first: `detailed` from the
+ * whole task, then each level from the one above (cheap, and a model sees short inputs).
+ * Levels already in `known` are kept and used as inputs. Never throws: a summariser failure
+ * stops the chain and is returned, leaving the remaining levels missing (pending).
+ */
+export async function computeSummaries(
+  summarizer: Summarizer,
+  task: TaskText,
+  known: PartialSummaries = {},
+): Promise<ComputedSummaries> {
+  const out: PartialSummaries = { ...known };
+  const hint = task.taskLabel;
+  let source: string | undefined;
+  try {
+    for (const level of [...SUMMARY_LEVELS].reverse()) {
+      if (out[level] !== undefined) continue;
+      const input = inputFor(level, out) ?? (source ??= summarySource(task));
+      out[level] =
+        level === 'origin'
+          ? await originSummary(summarizer, input, hint)
+          : await levelSummary(summarizer, level, input, hint);
+    }
+    return { summaries: out, complete: true, error: undefined };
+  } catch (error) {
+    return { summaries: out, complete: SUMMARY_LEVELS.every((l) => out[l] !== undefined), error };
+  }
+}
+
+async function levelSummary(
+  summarizer: Summarizer,
+  level: SummaryLevelName,
+  input: string,
+  hint: string,
+): Promise<string> {
+  const text = await summarizer.summarize(input, LEVEL_CAPS[level], { hint, level });
+  if (typeof text !== 'string') throw new TypeError(`summarizer returned ${typeof text} for ${level}`);
+  const fitted = fitLevel(level, text);
+  return fitted.length > 0 ? fitted : fitLevel(level, hint);
+}
+
+/** Below this many code points a label leaves room for a gist in the origin level. */
+const ORIGIN_LABEL_ROOM = 56;
+const ORIGIN_SEPARATOR = ' — ';
+
+/**
+ * The origin level leads with the task label (the origin shows one entry per line and the
+ * label is what names the task), followed, room permitting, by a gist of the rest.
+ */
+async function originSummary(summarizer: Summarizer, input: string, label: string): Promise<string> {
+  const head = fitLevel('origin', label);
+  const room = LEVEL_CAPS.origin - codePointLength(head) - ORIGIN_SEPARATOR.length;
+  if (codePointLength(head) > ORIGIN_LABEL_ROOM || room < 12) return head;
+  const rest = withoutLeadingLabel(oneLine(input), label);
+  if (rest.length === 0) return head;
+  const gist = await summarizer.summarize(rest, room, { hint: label, level: 'origin' });
+  if (typeof gist !== 'string') throw new TypeError(`summarizer returned ${typeof gist} for origin`);
+  const fitted = fitLevel('origin', gist);
+  if (fitted.length === 0 || codePointLength(fitted) > room) return head;
+  return `${head}${ORIGIN_SEPARATOR}${fitted}`;
+}
+
+/** `text` without a leading copy of `label` (and the punctuation after it). */
+export function withoutLeadingLabel(text: string, label: string): string {
+  const trimmedLabel = oneLine(label);
+  if (trimmedLabel.length === 0 || !text.startsWith(trimmedLabel)) return text.trim();
+  return text
+    .slice(trimmedLabel.length)
+    .replace(/^[\s.:;,!?。—-]+/u, '')
+    .trim();
+}
+
+/** The nearest more detailed level already known (the input of a chained summary). */
+function inputFor(level: SummaryLevelName, known: PartialSummaries): string | undefined {
+  for (let i = SUMMARY_LEVELS.indexOf(level) + 1; i < SUMMARY_LEVELS.length; i++) {
+    const value = known[SUMMARY_LEVELS[i] as SummaryLevelName];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/**
+ * The summaries a view shows for a node, never empty: a stored level as is; a missing one from
+ * the nearest stored level (a less detailed one as is, a more detailed one cut to the cap);
+ * with nothing stored, a deterministic fallback from the label and conversation summary.
+ */
+export function resolveSummaries(
+  stored: PartialSummaries,
+  taskLabel: string,
+  conversationSummary: string,
+): LevelSummaries {
+  const resolve = (level: SummaryLevelName): string => {
+    const own = stored[level];
+    if (own !== undefined) return own;
+    const index = SUMMARY_LEVELS.indexOf(level);
+    for (let i = index - 1; i >= 0; i--) {
+      const lower = stored[SUMMARY_LEVELS[i] as SummaryLevelName];
+      if (lower !== undefined) return lower;
+    }
+    for (let i = index + 1; i < SUMMARY_LEVELS.length; i++) {
+      const higher = stored[SUMMARY_LEVELS[i] as SummaryLevelName];
+      if (higher !== undefined) return fitLevel(level, higher);
+    }
+    return fallbackSummary(level, taskLabel, conversationSummary);
+  };
+  return {
+    origin: resolve('origin'),
+    brief: resolve('brief'),
+    summary: resolve('summary'),
+    detailed: resolve('detailed'),
+  };
+}
+
+/** Label (and, above the origin level, the conversation summary) cut to the level's cap. */
+export function fallbackSummary(
+  level: SummaryLevelName,
+  taskLabel: string,
+  conversationSummary: string,
+): string {
+  if (level === 'origin' || conversationSummary.trim().length === 0) return fitLevel(level, taskLabel);
+  return fitLevel(level, `${taskLabel.trim()}. ${conversationSummary.trim()}`);
+}
+
+/** Stored summary columns as a partial map (NULL = missing). */
+export function storedSummaries(columns: {
+  readonly sOrigin: string | null;
+  readonly sBrief: string | null;
+  readonly sSummary: string | null;
+  readonly sDetailed: string | null;
+}): PartialSummaries {
+  const out: PartialSummaries = {};
+  if (columns.sOrigin !== null) out.origin = columns.sOrigin;
+  if (columns.sBrief !== null) out.brief = columns.sBrief;
+  if (columns.sSummary !== null) out.summary = columns.sSummary;
+  if (columns.sDetailed !== null) out.detailed = columns.sDetailed;
+  return out;
+}
+
+/** The tier a summariser's output is recorded with. */
+export function tierOf(
+  summarizer: Summarizer,
+  supplied: PartialSummaries,
+  computed: PartialSummaries,
+): number {
+  const allSupplied = SUMMARY_LEVELS.every((level) => supplied[level] !== undefined);
+  if (allSupplied) return SummaryTier.supplied;
+  if (SUMMARY_LEVELS.every((level) => computed[level] === undefined)) return SummaryTier.none;
+  return summarizer.id === 'offline' ? SummaryTier.offline : SummaryTier.model;
+}
+
+/** Levels kept as given by the caller (each within its cap, see {@link fitLevel}). */
+export function suppliedSummaries(given: Partial<LevelSummaries>): PartialSummaries {
+  const out: PartialSummaries = {};
+  for (const level of SUMMARY_LEVELS) {
+    const value = given[level];
+    if (value !== undefined) out[level] = fitLevel(level, value);
+  }
+  return out;
+}

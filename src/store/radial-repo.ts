@@ -1,0 +1,637 @@
+import { HedgehopError } from '../core/errors.js';
+import type { Engine } from './engine.js';
+import type { IndexRepo } from './index-repo.js';
+
+/** A line as stored, with its node count (`next_seq - 1`: nodes are never deleted). */
+export interface LineRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly createdAt: number;
+  readonly ord: number;
+  readonly nodeCount: number;
+  /** JSON object text (import provenance). */
+  readonly extra: string;
+}
+
+/** A line with the few fields of its newest node that overviews show. */
+export interface LineOverview extends LineRecord {
+  readonly latest:
+    | {
+        readonly id: string;
+        readonly taskLabel: string;
+        readonly createdAt: number;
+        readonly sOrigin: string | null;
+        readonly sBrief: string | null;
+        readonly conversationSummary: string;
+      }
+    | undefined;
+}
+
+/** A node as stored, without its verbatim full context (read that with {@link RadialRepo.fullContext}). */
+export interface NodeRecord {
+  readonly seq: number;
+  readonly id: string;
+  readonly lineId: string;
+  readonly lineSeq: number;
+  readonly position: number;
+  readonly taskLabel: string;
+  readonly createdAt: number;
+  readonly conversationSummary: string;
+  /** JSON text of the columns of the same name. */
+  readonly fileChanges: string;
+  readonly todos: string;
+  readonly envSnapshot: string;
+  readonly history: string;
+  readonly sOrigin: string | null;
+  readonly sBrief: string | null;
+  readonly sSummary: string | null;
+  readonly sDetailed: string | null;
+  readonly summariesState: 'ready' | 'pending';
+  readonly summariesTier: number;
+  readonly extra: string;
+  readonly fullBytes: number;
+}
+
+/** The four summary columns; `null` = not computed (yet). */
+export interface SummaryColumns {
+  readonly origin: string | null;
+  readonly brief: string | null;
+  readonly summary: string | null;
+  readonly detailed: string | null;
+}
+
+/** A node to insert. */
+export interface NewNode {
+  readonly id: string;
+  readonly taskLabel: string;
+  readonly createdAt: number;
+  readonly conversationSummary: string;
+  readonly fileChanges: string;
+  readonly todos: string;
+  readonly envSnapshot: string;
+  readonly history: string;
+  readonly summaries: SummaryColumns;
+  readonly summariesState: 'ready' | 'pending';
+  readonly summariesTier: number;
+  readonly extra: string;
+  readonly fullContext: string;
+  readonly fullBytes: number;
+}
+
+/** One recall-index text of a node (`label`, `conversation`, `summary` or `full`). */
+export interface NodeIndexText {
+  readonly part: string;
+  readonly text: string;
+}
+
+/** What the builder of a new node sees of its line, inside the write transaction. */
+export interface LineTip {
+  readonly nextSeq: number;
+  /** The line's newest node before this commit. */
+  readonly latestId: string | undefined;
+}
+
+/** A line to insert during an import. */
+export interface NewLine {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly createdAt: number;
+  readonly extra: string;
+}
+
+/** What an import writes in one transaction. Nodes of a line are given oldest first. */
+export interface ImportBatch {
+  readonly meta: readonly { readonly key: string; readonly value: string; readonly overwrite: boolean }[];
+  readonly lines: readonly {
+    readonly line: NewLine;
+    readonly nodes: readonly { readonly node: NewNode; readonly index: readonly NodeIndexText[] }[];
+  }[];
+}
+
+interface RawLine {
+  id: string;
+  name: string;
+  description: string;
+  created_at: number;
+  ord: number;
+  next_seq: number;
+  extra: string;
+}
+
+interface RawOverview extends RawLine {
+  n_id: string | null;
+  n_label: string | null;
+  n_created_at: number | null;
+  n_origin: string | null;
+  n_brief: string | null;
+  n_conversation: string | null;
+}
+
+interface RawNode {
+  seq: number;
+  id: string;
+  line_id: string;
+  line_seq: number;
+  position: number;
+  task_label: string;
+  created_at: number;
+  conversation_summary: string;
+  file_changes: string;
+  todos: string;
+  env_snapshot: string;
+  history: string;
+  s_origin: string | null;
+  s_brief: string | null;
+  s_summary: string | null;
+  s_detailed: string | null;
+  summaries_state: 'ready' | 'pending';
+  summaries_tier: number;
+  extra: string;
+  full_bytes: number;
+}
+
+const toLine = (row: RawLine): LineRecord => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  createdAt: row.created_at,
+  ord: row.ord,
+  nodeCount: row.next_seq - 1,
+  extra: row.extra,
+});
+
+const toOverview = (row: RawOverview): LineOverview => ({
+  ...toLine(row),
+  latest:
+    row.n_id === null
+      ? undefined
+      : {
+          id: row.n_id,
+          taskLabel: row.n_label ?? '',
+          createdAt: row.n_created_at ?? 0,
+          sOrigin: row.n_origin,
+          sBrief: row.n_brief,
+          conversationSummary: row.n_conversation ?? '',
+        },
+});
+
+const toNode = (row: RawNode): NodeRecord => ({
+  seq: row.seq,
+  id: row.id,
+  lineId: row.line_id,
+  lineSeq: row.line_seq,
+  position: row.position,
+  taskLabel: row.task_label,
+  createdAt: row.created_at,
+  conversationSummary: row.conversation_summary,
+  fileChanges: row.file_changes,
+  todos: row.todos,
+  envSnapshot: row.env_snapshot,
+  history: row.history,
+  sOrigin: row.s_origin,
+  sBrief: row.s_brief,
+  sSummary: row.s_summary,
+  sDetailed: row.s_detailed,
+  summariesState: row.summaries_state,
+  summariesTier: row.summaries_tier,
+  extra: row.extra,
+  fullBytes: row.full_bytes,
+});
+
+// Every node column except full_context (the large one, read only when asked for).
+const NODE_COLUMNS = `n.seq, n.id, n.line_id, n.line_seq, l.next_seq - n.line_seq AS position, n.task_label,
+  n.created_at, n.conversation_summary, n.file_changes, n.todos, n.env_snapshot, n.history, n.s_origin,
+  n.s_brief, n.s_summary, n.s_detailed, n.summaries_state, n.summaries_tier, n.extra, n.full_bytes`;
+const NODE_FROM = 'nodes n JOIN lines l ON l.agent_id = n.agent_id AND l.id = n.line_id';
+
+const LINE_COLUMNS = 'l.id, l.name, l.description, l.created_at, l.ord, l.next_seq, l.extra';
+
+/**
+ * All SQL of radial memory: lines, nodes (positions derived from `line_seq`), the radial rows of
+ * the recall index (written in the same transaction as their node) and the radial keys of `meta`.
+ */
+export class RadialRepo {
+  readonly #engine: Engine;
+  readonly #index: IndexRepo;
+
+  constructor(engine: Engine, index: IndexRepo) {
+    this.#engine = engine;
+    this.#index = index;
+  }
+
+  // ---- meta -------------------------------------------------------------------------------
+
+  /** A radial meta value of one agent (`radial.<agentId>.<name>`). */
+  getMeta(agentId: number, name: string): string | undefined {
+    return this.#engine.read('radial meta', () => this.#readMeta(agentId, name));
+  }
+
+  /** Sets a radial meta value; with `overwrite` false an existing value is kept. Returns the stored value. */
+  setMeta(agentId: number, name: string, value: string, overwrite: boolean): string {
+    return this.#engine.write('radial meta', () => this.#writeMeta(agentId, name, value, overwrite));
+  }
+
+  #readMeta(agentId: number, name: string): string | undefined {
+    return this.#engine
+      .statement('SELECT value FROM meta WHERE key = ?')
+      .pluck()
+      .get(`radial.${agentId}.${name}`) as string | undefined;
+  }
+
+  #writeMeta(agentId: number, name: string, value: string, overwrite: boolean): string {
+    const existing = this.#readMeta(agentId, name);
+    if (existing !== undefined && !overwrite) return existing;
+    this.#engine
+      .statement(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
+      .run(`radial.${agentId}.${name}`, value);
+    return value;
+  }
+
+  // ---- lines ------------------------------------------------------------------------------
+
+  /** Creates a line; `CONFLICT` when the agent already has one with that id. */
+  createLine(agentId: number, line: NewLine): LineRecord {
+    return this.#engine.write('createLine', () => {
+      if (this.#line(agentId, line.id)) {
+        throw new HedgehopError('CONFLICT', `lineId: line '${line.id}' already exists (use getLine)`, {
+          field: 'lineId',
+        });
+      }
+      this.#insertLine(agentId, line);
+      return this.#line(agentId, line.id) as LineRecord;
+    });
+  }
+
+  /** The line, created when absent; an existing line keeps its name and description. */
+  getOrCreateLine(agentId: number, line: NewLine): { line: LineRecord; created: boolean } {
+    return this.#engine.write('getOrCreateLine', () => {
+      const existing = this.#line(agentId, line.id);
+      if (existing) return { line: existing, created: false };
+      this.#insertLine(agentId, line);
+      return { line: this.#line(agentId, line.id) as LineRecord, created: true };
+    });
+  }
+
+  #insertLine(agentId: number, line: NewLine): void {
+    this.#engine
+      .statement(
+        `INSERT INTO lines (agent_id, id, name, description, created_at, ord, next_seq, extra)
+         VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(ord), 0) + 1 FROM lines WHERE agent_id = ?), 1, ?)`,
+      )
+      .run(agentId, line.id, line.name, line.description, line.createdAt, agentId, line.extra);
+  }
+
+  getLine(agentId: number, lineId: string): LineRecord | undefined {
+    return this.#engine.read('getLine', () => this.#line(agentId, lineId));
+  }
+
+  #line(agentId: number, lineId: string): LineRecord | undefined {
+    const row = this.#engine
+      .statement(`SELECT ${LINE_COLUMNS} FROM lines l WHERE l.agent_id = ? AND l.id = ?`)
+      .get(agentId, lineId) as RawLine | undefined;
+    return row ? toLine(row) : undefined;
+  }
+
+  /** Every line of the agent in creation order, each with its newest node. */
+  listLines(agentId: number): LineOverview[] {
+    return this.#engine.read('listLines', () =>
+      (
+        this.#engine
+          .statement(
+            `SELECT ${LINE_COLUMNS}, n.id AS n_id, n.task_label AS n_label, n.created_at AS n_created_at,
+                    n.s_origin AS n_origin, n.s_brief AS n_brief, n.conversation_summary AS n_conversation
+             FROM lines l LEFT JOIN nodes n
+               ON n.agent_id = l.agent_id AND n.line_id = l.id AND n.line_seq = l.next_seq - 1
+             WHERE l.agent_id = ? ORDER BY l.ord`,
+          )
+          .all(agentId) as RawOverview[]
+      ).map(toOverview),
+    );
+  }
+
+  /** Number of lines and nodes of the agent. */
+  counts(agentId: number): { lines: number; nodes: number } {
+    return this.#engine.read('radial counts', () => {
+      const row = this.#engine
+        .statement(
+          'SELECT count(*) AS lines, coalesce(sum(next_seq - 1), 0) AS nodes FROM lines WHERE agent_id = ?',
+        )
+        .get(agentId) as { lines: number; nodes: number };
+      return { lines: row.lines, nodes: row.nodes };
+    });
+  }
+
+  // ---- nodes ------------------------------------------------------------------------------
+
+  /**
+   * Commits one node in one transaction: reads the line's tip, lets `build` make the row from it
+   * (synchronously: nothing may be awaited here), inserts it at position 1 without touching
+   * older rows, advances the line, and writes the node's recall-index rows.
+   * `NOT_FOUND` (field `lineId`) when the line does not exist.
+   */
+  insertNode(
+    agentId: number,
+    lineId: string,
+    build: (tip: LineTip) => { node: NewNode; index: readonly NodeIndexText[] },
+  ): { seq: number; lineSeq: number; tip: LineTip } {
+    return this.#engine.write('completeTask', () => {
+      const line = this.#line(agentId, lineId);
+      if (!line) throw lineNotFound(lineId);
+      const nextSeq = line.nodeCount + 1;
+      const tip: LineTip = { nextSeq, latestId: this.#idAtSeq(agentId, lineId, nextSeq - 1) };
+      const { node, index } = build(tip);
+      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, index);
+      return { seq, lineSeq: nextSeq, tip };
+    });
+  }
+
+  #idAtSeq(agentId: number, lineId: string, lineSeq: number): string | undefined {
+    if (lineSeq < 1) return undefined;
+    return this.#engine
+      .statement('SELECT id FROM nodes WHERE agent_id = ? AND line_id = ? AND line_seq = ?')
+      .pluck()
+      .get(agentId, lineId, lineSeq) as string | undefined;
+  }
+
+  #insertNodeRow(
+    agentId: number,
+    lineId: string,
+    lineSeq: number,
+    node: NewNode,
+    index: readonly NodeIndexText[],
+  ): number {
+    const info = this.#engine
+      .statement(
+        `INSERT INTO nodes (id, agent_id, line_id, line_seq, task_label, created_at, conversation_summary,
+           file_changes, todos, env_snapshot, history, s_origin, s_brief, s_summary, s_detailed,
+           summaries_state, summaries_tier, extra, full_bytes, full_context)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        node.id,
+        agentId,
+        lineId,
+        lineSeq,
+        node.taskLabel,
+        node.createdAt,
+        node.conversationSummary,
+        node.fileChanges,
+        node.todos,
+        node.envSnapshot,
+        node.history,
+        node.summaries.origin,
+        node.summaries.brief,
+        node.summaries.summary,
+        node.summaries.detailed,
+        node.summariesState,
+        node.summariesTier,
+        node.extra,
+        node.fullBytes,
+        node.fullContext,
+      );
+    this.#engine
+      .statement('UPDATE lines SET next_seq = ? WHERE agent_id = ? AND id = ?')
+      .run(lineSeq + 1, agentId, lineId);
+    for (const doc of index) {
+      if (doc.text.length === 0) continue;
+      this.#index.upsert({
+        layer: 'radial',
+        ref: node.id,
+        part: doc.part,
+        agentId,
+        lineId,
+        createdAt: node.createdAt,
+        text: doc.text,
+      });
+    }
+    return Number(info.lastInsertRowid);
+  }
+
+  /** The node at `position` of a line (1 = newest), or undefined. */
+  nodeAt(agentId: number, lineId: string, position: number): NodeRecord | undefined {
+    return this.#engine.read('getNode', () => {
+      const row = this.#engine
+        .statement(
+          `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM}
+           WHERE n.agent_id = :agent AND n.line_id = :line
+             AND n.line_seq = (SELECT next_seq FROM lines WHERE agent_id = :agent AND id = :line) - :position`,
+        )
+        .get({ agent: agentId, line: lineId, position }) as RawNode | undefined;
+      return row ? toNode(row) : undefined;
+    });
+  }
+
+  /** A node of the agent by id, or undefined. */
+  nodeById(agentId: number, nodeId: string): NodeRecord | undefined {
+    return this.#engine.read('getNode', () => {
+      const row = this.#engine
+        .statement(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.id = ? AND n.agent_id = ?`)
+        .get(nodeId, agentId) as RawNode | undefined;
+      return row ? toNode(row) : undefined;
+    });
+  }
+
+  /** Nodes of the agent by id (ids not found are skipped), in no particular order. */
+  nodesByIds(agentId: number, nodeIds: readonly string[]): NodeRecord[] {
+    if (nodeIds.length === 0) return [];
+    return this.#engine.read('getNode', () =>
+      (
+        this.#engine
+          .statement(
+            // `+n.agent_id` keeps SQLite on the id index (the agent prefix would scan every node).
+            `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM}
+             WHERE n.id IN (SELECT value FROM json_each(?)) AND +n.agent_id = ?`,
+          )
+          .all(JSON.stringify(nodeIds), agentId) as RawNode[]
+      ).map(toNode),
+    );
+  }
+
+  /**
+   * Nodes of a line newest first, starting below `beforeLineSeq` (exclusive; omit to start at the
+   * newest), at most `limit`. Keyed on `line_seq`, so paging is stable while others commit.
+   */
+  lineNodes(
+    agentId: number,
+    lineId: string,
+    options: { beforeLineSeq?: number; limit: number },
+  ): NodeRecord[] {
+    return this.#engine.read('line nodes', () =>
+      (
+        this.#engine
+          .statement(
+            `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM}
+             WHERE n.agent_id = ? AND n.line_id = ? AND n.line_seq < ?
+             ORDER BY n.line_seq DESC LIMIT ?`,
+          )
+          .all(agentId, lineId, options.beforeLineSeq ?? Number.MAX_SAFE_INTEGER, options.limit) as RawNode[]
+      ).map(toNode),
+    );
+  }
+
+  /** The verbatim full context of a node, or undefined when the node is not the agent's. */
+  fullContext(agentId: number, nodeId: string): string | undefined {
+    return this.#engine.read('loadFullState', () => this.#fullContext(agentId, nodeId));
+  }
+
+  #fullContext(agentId: number, nodeId: string): string | undefined {
+    return this.#engine
+      .statement('SELECT full_context FROM nodes WHERE id = ? AND agent_id = ?')
+      .pluck()
+      .get(nodeId, agentId) as string | undefined;
+  }
+
+  // ---- pending summaries ----------------------------------------------------------------
+
+  /** Nodes whose summaries are pending, oldest first, with their full context. */
+  pendingNodes(agentId: number, limit: number): { node: NodeRecord; fullContext: string }[] {
+    return this.#engine.read('pending summaries', () => {
+      const rows = this.#engine
+        .statement(
+          `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM}
+           WHERE n.agent_id = ? AND n.summaries_state = 'pending' ORDER BY n.seq LIMIT ?`,
+        )
+        .all(agentId, limit) as RawNode[];
+      return rows.map((row) => ({
+        node: toNode(row),
+        fullContext: this.#fullContext(agentId, row.id) ?? '',
+      }));
+    });
+  }
+
+  /** Number of nodes of the agent whose summaries are pending. */
+  pendingCount(agentId: number): number {
+    return this.#engine.read(
+      'pending summaries',
+      () =>
+        this.#engine
+          .statement("SELECT count(*) FROM nodes WHERE agent_id = ? AND summaries_state = 'pending'")
+          .pluck()
+          .get(agentId) as number,
+    );
+  }
+
+  /**
+   * Stores computed summaries of a node that is still pending (a node filled meanwhile by
+   * another process is left alone) and refreshes its `summary` index row. Returns false when
+   * there was nothing to do.
+   */
+  fillSummaries(
+    agentId: number,
+    nodeId: string,
+    summaries: SummaryColumns,
+    state: 'ready' | 'pending',
+    tier: number,
+    summaryIndexText: string | undefined,
+  ): boolean {
+    return this.#engine.write('fillPendingSummaries', () => {
+      const row = this.#engine
+        .statement(
+          `SELECT n.line_id, n.created_at FROM nodes n
+           WHERE n.id = ? AND n.agent_id = ? AND n.summaries_state = 'pending'`,
+        )
+        .get(nodeId, agentId) as { line_id: string; created_at: number } | undefined;
+      if (!row) return false;
+      this.#engine
+        .statement(
+          `UPDATE nodes SET s_origin = ?, s_brief = ?, s_summary = ?, s_detailed = ?, summaries_state = ?,
+             summaries_tier = ? WHERE id = ?`,
+        )
+        .run(summaries.origin, summaries.brief, summaries.summary, summaries.detailed, state, tier, nodeId);
+      if (summaryIndexText !== undefined && summaryIndexText.length > 0) {
+        this.#index.upsert({
+          layer: 'radial',
+          ref: nodeId,
+          part: 'summary',
+          agentId,
+          lineId: row.line_id,
+          createdAt: row.created_at,
+          text: summaryIndexText,
+        });
+      }
+      return true;
+    });
+  }
+
+  // ---- import / export -------------------------------------------------------------------
+
+  /**
+   * Writes a whole import in one transaction. `CONFLICT` (nothing written) when a line id is
+   * already used by the agent or a node id anywhere in the file.
+   */
+  importBatch(agentId: number, batch: ImportBatch): { lines: number; nodes: number } {
+    return this.#engine.write('import', () => {
+      this.#assertNoImportConflict(agentId, batch);
+      for (const entry of batch.meta) this.#writeMeta(agentId, entry.key, entry.value, entry.overwrite);
+      let nodes = 0;
+      for (const { line, nodes: lineNodes } of batch.lines) {
+        this.#insertLine(agentId, line);
+        lineNodes.forEach(({ node, index }, i) => this.#insertNodeRow(agentId, line.id, i + 1, node, index));
+        nodes += lineNodes.length;
+      }
+      return { lines: batch.lines.length, nodes };
+    });
+  }
+
+  #assertNoImportConflict(agentId: number, batch: ImportBatch): void {
+    const lineIds = batch.lines.map((entry) => entry.line.id);
+    const takenLine = this.#engine
+      .statement('SELECT id FROM lines WHERE agent_id = ? AND id IN (SELECT value FROM json_each(?)) LIMIT 1')
+      .pluck()
+      .get(agentId, JSON.stringify(lineIds)) as string | undefined;
+    if (takenLine !== undefined) {
+      throw new HedgehopError(
+        'CONFLICT',
+        `lines.${takenLine}: this agent already has a line '${takenLine}'`,
+        {
+          field: `lines.${takenLine}`,
+        },
+      );
+    }
+    const nodeIds = batch.lines.flatMap((entry) => entry.nodes.map((n) => n.node.id));
+    const takenNode = this.#engine
+      .statement('SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1')
+      .pluck()
+      .get(JSON.stringify(nodeIds)) as string | undefined;
+    if (takenNode !== undefined) {
+      throw new HedgehopError('CONFLICT', `node id ${takenNode} already exists in this file`, {
+        field: 'nodes.id',
+      });
+    }
+  }
+
+  /**
+   * Every line of the agent with its nodes newest first, each with its full context, read in one
+   * snapshot (for export).
+   */
+  snapshot(agentId: number): { line: LineRecord; nodes: { node: NodeRecord; fullContext: string }[] }[] {
+    return this.#engine.read('export', () => {
+      const lines = (
+        this.#engine
+          .statement(`SELECT ${LINE_COLUMNS} FROM lines l WHERE l.agent_id = ? ORDER BY l.ord`)
+          .all(agentId) as RawLine[]
+      ).map(toLine);
+      return lines.map((line) => ({
+        line,
+        nodes: (
+          this.#engine
+            .statement(
+              `SELECT ${NODE_COLUMNS}, n.full_context FROM ${NODE_FROM}
+               WHERE n.agent_id = ? AND n.line_id = ? ORDER BY n.line_seq DESC`,
+            )
+            .all(agentId, line.id) as (RawNode & { full_context: string })[]
+        ).map((row) => ({ node: toNode(row), fullContext: row.full_context })),
+      }));
+    });
+  }
+}
+
+function lineNotFound(lineId: string): HedgehopError {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create it with createLine first)`, {
+    field: 'lineId',
+  });
+}
