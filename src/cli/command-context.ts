@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { HedgehopError } from '../core/errors.js';
-import { openMemory, type MemoryDB } from '../api/memory-db.js';
+import type { Agent } from '../api/agent.js';
+import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
 import type { CliIO } from './output.js';
 import { painter, printJson } from './output.js';
@@ -13,6 +14,7 @@ export interface GlobalOptions {
   readonly file?: string;
   readonly json?: boolean;
   readonly busyTimeout?: string;
+  readonly agent?: string;
 }
 
 /** What a command handler gets: output, its options and a way to open the file. */
@@ -20,12 +22,15 @@ export class CommandContext {
   readonly io: CliIO;
   readonly json: boolean;
   readonly file: string;
+  /** The agent named by `--agent` (or `$HEDGEHOP_AGENT`); undefined for the primary agent. */
+  readonly agentName: string | undefined;
   readonly #busyTimeoutMs: number | undefined;
 
   constructor(io: CliIO, options: GlobalOptions) {
     this.io = io;
     this.json = options.json === true;
-    this.file = resolve(options.file ?? io.env.HEDGEHOP_FILE ?? 'memory.db');
+    // An empty environment variable counts as unset.
+    this.file = resolve(options.file ?? (io.env.HEDGEHOP_FILE || 'memory.db'));
     const timeout = options.busyTimeout === undefined ? undefined : Number(options.busyTimeout);
     if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0)) {
       throw new HedgehopError('INVALID_INPUT', '--busy-timeout: must be a whole number of milliseconds', {
@@ -33,6 +38,13 @@ export class CommandContext {
       });
     }
     this.#busyTimeoutMs = timeout;
+    const agent = options.agent ?? (io.env.HEDGEHOP_AGENT || undefined);
+    this.agentName = agent === undefined || agent === PRIMARY_AGENT ? undefined : agent;
+  }
+
+  /** The `--busy-timeout` given, if any. */
+  get busyTimeoutMs(): number | undefined {
+    return this.#busyTimeoutMs;
   }
 
   /** Builds the context from a commander action's command object. */
@@ -64,6 +76,57 @@ export class CommandContext {
     } finally {
       if (!db.closed) await db.close();
     }
+  }
+
+  /**
+   * The agent the command works on: the primary agent, or the one named by `--agent`. A named
+   * agent is created only when `create` is set (commands that write); reading an agent that does
+   * not exist is `NOT_FOUND` rather than a silent new agent.
+   */
+  async agent(db: MemoryDB, options: { create?: boolean } = {}): Promise<Agent> {
+    if (this.agentName === undefined) return db.primary();
+    if (!options.create) {
+      const known = (await db.agents()).some((agent) => agent.name === this.agentName);
+      if (!known) {
+        throw new HedgehopError(
+          'NOT_FOUND',
+          `no agent named '${this.agentName}' in ${db.path} (see 'hedgehop agents')`,
+        );
+      }
+    }
+    return db.agent(this.agentName);
+  }
+
+  /** Reads a text argument given as a path, or `-` for standard input. */
+  async readText(source: string, what: string): Promise<string> {
+    if (source === '-') return this.readStdin(what);
+    try {
+      return readFileSync(resolve(source), 'utf8');
+    } catch (error) {
+      throw new HedgehopError(
+        'NOT_FOUND',
+        `${what}: cannot read ${resolve(source)} (${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /** True when standard input is piped (so a command may read its text from it). */
+  get stdinPiped(): boolean {
+    return this.io.stdin !== undefined && this.io.stdin.isTTY !== true;
+  }
+
+  /** All of standard input as UTF-8 text. */
+  async readStdin(what: string): Promise<string> {
+    const stdin = this.io.stdin;
+    if (!stdin)
+      throw new HedgehopError('INVALID_INPUT', `${what}: no standard input to read`, { field: what });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin)
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   /** Prints `value` as JSON with `--json`, else the human text. */

@@ -6,6 +6,8 @@ export interface CliIO {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
+  /** Where `-` (and a piped context for `commit`) is read from; absent in embedded uses. */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 /** Exit codes, as documented in the README. */

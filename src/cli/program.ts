@@ -1,5 +1,17 @@
 import { Command, CommanderError } from 'commander';
+import { registerBench } from './commands/bench.js';
+import { registerDemo } from './commands/demo.js';
+import { registerDream } from './commands/dream.js';
+import { registerEval } from './commands/evaluate.js';
+import { registerKnowledge } from './commands/knowledge.js';
 import { registerMaintenance } from './commands/maintenance.js';
+import { registerMcp } from './commands/mcp.js';
+import { registerRadial } from './commands/radial.js';
+import { registerRecall } from './commands/recall.js';
+import { registerReindex } from './commands/reindex.js';
+import { registerTransfer } from './commands/transfer.js';
+import { registerTurn } from './commands/turn.js';
+import { registerServe } from './commands/serve.js';
 import { EXIT, errorLine, exitCodeOf, type CliIO } from './output.js';
 
 /** Builds the `hedgehop` command tree. */
@@ -9,6 +21,11 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .option('-f, --file <path>', 'memory file (default: $HEDGEHOP_FILE or ./memory.db)')
     .option('--json', 'print one JSON document on stdout and nothing else')
     .option('--busy-timeout <ms>', 'how long a write waits for another process before BUSY')
+    .option(
+      '--agent <name>',
+      'work on this agent of the file (default: the primary agent, or $HEDGEHOP_AGENT)',
+    )
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({
@@ -23,7 +40,19 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       setExit(exitCodeOf(error));
     }
   };
+  registerDemo(program, io, run);
+  registerRadial(program, io, run);
+  registerRecall(program, io, run);
+  registerTurn(program, io, run);
+  registerKnowledge(program, io, run);
+  registerDream(program, io, run);
   registerMaintenance(program, io, run);
+  registerReindex(program, io, run);
+  registerTransfer(program, io, run);
+  registerEval(program, io, run);
+  registerBench(program, io, run);
+  registerMcp(program, io, run);
+  registerServe(program, io, run);
   return program;
 }
 

@@ -1,0 +1,124 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { HedgehopError } from '../core/errors.js';
+import { parseInput } from '../core/validate.js';
+import { nodeIndexTexts } from '../memory/radial/radial-service.js';
+import type { FileChange } from '../memory/radial/types.js';
+import {
+  exportDump as exportStoreDump,
+  importDump as importStoreDump,
+  type DumpHeader,
+  type DumpImportReport,
+  type DumpProgress,
+  type RadialIndexSource,
+} from '../store/dump.js';
+import { Store } from '../store/store.js';
+import type { MemoryDB } from './memory-db.js';
+
+export type { DumpHeader, DumpImportReport, DumpProgress } from '../store/dump.js';
+
+function parseList<T>(json: string): T[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? (value as T[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A radial index row's text, composed exactly as the radial layer composes it when committing. */
+function radialIndexText(node: RadialIndexSource, part: string): string {
+  const { origin, brief, summary, detailed } = node.summaries;
+  const summaries = {
+    ...(origin === null ? {} : { origin }),
+    ...(brief === null ? {} : { brief }),
+    ...(summary === null ? {} : { summary }),
+    ...(detailed === null ? {} : { detailed }),
+  };
+  const texts = nodeIndexTexts(
+    {
+      taskLabel: node.taskLabel,
+      conversationSummary: node.conversationSummary,
+      fileChanges: parseList<FileChange>(node.fileChanges),
+      todos: parseList<string>(node.todos),
+      fullContext: node.fullContext,
+    },
+    summaries,
+  );
+  return texts.find((text) => text.part === part)?.text ?? '';
+}
+
+/**
+ * Writes the whole file as hedgehop's JSONL dump, one line per `write` call, from one
+ * consistent snapshot: a header (format, schema version, tables), then every row. Export →
+ * {@link importDump} into a new file → export gives the same bytes.
+ *
+ * @example
+ * ```ts
+ * const out = createWriteStream('memory.jsonl');
+ * await exportDump(db, (line) => out.write(line));
+ * out.end();
+ * ```
+ */
+export async function exportDump(
+  db: MemoryDB,
+  write: (line: string) => void,
+  options: { readonly onProgress?: DumpProgress } = {},
+): Promise<DumpHeader> {
+  if (typeof write !== 'function')
+    throw new HedgehopError('INVALID_INPUT', 'write: must be a function', { field: 'write' });
+  return exportStoreDump(db.store.engine, write, options.onProgress);
+}
+
+const importOptionsSchema = z.strictObject({
+  durability: z.enum(['full', 'normal']).default('full'),
+  busyTimeoutMs: z.number().int().min(0).max(600_000).default(5000),
+  onProgress: z.custom<DumpProgress>((value) => typeof value === 'function', 'must be a function').optional(),
+});
+
+/** Options of {@link importDump}. */
+export type DumpImportOptions = z.input<typeof importOptionsSchema>;
+
+/**
+ * Imports a dump written by {@link exportDump} into a NEW file at `path` (a path that does not
+ * exist, or a memory file holding nothing yet), in one transaction: a malformed or truncated
+ * dump is refused, naming the line, and leaves the file as it was. The file is opened
+ * exclusively for the import and closed after it.
+ *
+ * @example
+ * ```ts
+ * const lines = readFileSync('memory.jsonl', 'utf8').split('\n');
+ * const report = await importDump('restored.db', lines);
+ * ```
+ */
+export async function importDump(
+  path: string,
+  lines: Iterable<string>,
+  options: DumpImportOptions = {},
+): Promise<DumpImportReport> {
+  const target = parseInput(z.string().min(1, 'must not be empty'), path, 'path');
+  const settings = parseInput(importOptionsSchema, options, 'options');
+  const full = resolve(target);
+  if (existsSync(full) && statSync(full).isDirectory()) {
+    throw new HedgehopError('INVALID_INPUT', `path: ${full} is a directory`, { field: 'path' });
+  }
+  const store = Store.open(full, {
+    durability: settings.durability,
+    mode: 'exclusive',
+    busyTimeoutMs: settings.busyTimeoutMs,
+  });
+  try {
+    return importStoreDump(store.engine, lines, {
+      radialIndexText,
+      onProgress: settings.onProgress,
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** Splits text into lines for {@link importDump}. */
+export function dumpLines(text: string): string[] {
+  return text.split('\n');
+}

@@ -1,0 +1,82 @@
+import { HedgehopError } from '../core/errors.js';
+
+/** How every command module receives the shared error-mapping wrapper. */
+export type RunCommand = (fn: () => Promise<void>) => Promise<void>;
+
+/** Commander's collector for repeatable options (`--todo a --todo b`). */
+export function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** A whole number from an option, or `INVALID_INPUT` naming the option. */
+export function wholeNumber(name: string, value: string | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isInteger(number) || number < min) {
+    throw new HedgehopError('INVALID_INPUT', `--${name}: must be a whole number ≥ ${min} (got '${value}')`, {
+      field: name,
+    });
+  }
+  return number;
+}
+
+/** A number in 0..1 from an option. */
+export function fraction(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) {
+    throw new HedgehopError('INVALID_INPUT', `--${name}: must be a number between 0 and 1 (got '${value}')`, {
+      field: name,
+    });
+  }
+  return number;
+}
+
+const LEVEL_NAMES = ['origin', 'brief', 'summary', 'detailed', 'full'] as const;
+
+/** A detail level from an option: 0..4 or its name. */
+export function detailLevel(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const byName = LEVEL_NAMES.indexOf(value as (typeof LEVEL_NAMES)[number]);
+  if (byName >= 0) return byName;
+  const number = Number(value);
+  if (Number.isInteger(number) && number >= 0 && number <= 4) return number;
+  throw new HedgehopError(
+    'INVALID_INPUT',
+    `--${name}: must be a detail level, 0..4 or ${LEVEL_NAMES.join(', ')} (got '${value}')`,
+    { field: name },
+  );
+}
+
+/** A time from an option: milliseconds since the epoch, or an ISO 8601 date. */
+export function timestamp(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const asNumber = Number(value);
+  if (value.trim() !== '' && Number.isInteger(asNumber) && asNumber >= 0) return asNumber;
+  const parsed = Date.parse(value);
+  if (Number.isNaN(parsed)) {
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `--${name}: must be milliseconds since the epoch or an ISO date`,
+      {
+        field: name,
+      },
+    );
+  }
+  return parsed;
+}
+
+/** Drops the keys whose value is undefined (for `exactOptionalPropertyTypes` option objects). */
+export function defined<T extends Record<string, unknown>>(
+  value: T,
+): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
+
+/** Cuts text to `max` characters on one line, for listings. */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

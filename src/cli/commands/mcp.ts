@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { serveStdio } from '../../mcp/stdio-server.js';
+import type { RunCommand } from '../arguments.js';
+import { CommandContext } from '../command-context.js';
+import type { CliIO } from '../output.js';
+
+interface McpOptions {
+  readonly graph?: string;
+  readonly readOnly?: boolean;
+}
+
+/** Sends console output to stderr while MCP owns stdout, so no stray line breaks the protocol. */
+function consoleToStderr(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+  return () => Object.assign(console, saved);
+}
+
+/** Aborts on SIGTERM or SIGINT (a client or service manager stopping the server). */
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals): void => controller.abort(signal);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    },
+  };
+}
+
+/** `mcp`: an MCP server on stdio. */
+export function registerMcp(program: Command, io: CliIO, run: RunCommand): void {
+  program
+    .command('mcp')
+    .description(
+      'serve the memory file to an MCP client over stdio (stdout carries only protocol; logs go to stderr)',
+    )
+    .option(
+      '--graph <label>',
+      'knowledge graph behind the memory-server tools (create_entities, …)',
+      'memory',
+    )
+    .option('--read-only', 'open the file read-only and offer only tools that read')
+    .action((options: McpOptions, command: Command) =>
+      run(async () => {
+        const ctx = CommandContext.from(io, command);
+        const readOnly = options.readOnly === true;
+        const restoreConsole = consoleToStderr();
+        const stop = stopOnSignals();
+        const db = await ctx.open({ mode: 'shared', readOnly, create: !readOnly });
+        try {
+          const log = (line: string): void => void io.stderr.write(`${line}\n`);
+          log(`hedgehop mcp: serving ${ctx.file} on stdio`);
+          const { reason } = await serveStdio(db, {
+            ...(ctx.agentName === undefined ? {} : { agent: ctx.agentName }),
+            ...(options.graph === undefined ? {} : { graph: options.graph }),
+            ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
+            stdout: io.stdout,
+            readOnly,
+            log,
+            signal: stop.signal,
+          });
+          log(`hedgehop mcp: stopped (${reason})`);
+        } finally {
+          stop.dispose();
+          if (!db.closed) await db.close();
+          restoreConsole();
+        }
+      }),
+    );
+}

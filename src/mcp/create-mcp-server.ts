@@ -1,0 +1,74 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { MemoryDB } from '../api/memory-db.js';
+import { parseInput } from '../core/validate.js';
+import { registerConversationTools } from './conversation-tools.js';
+import { registerKnowledgeTools } from './knowledge-tools.js';
+import { registerMemoryServerTools } from './memory-server-tools.js';
+import { packageVersion } from './package-version.js';
+import { registerRadialTools } from './radial-tools.js';
+import { registerResources } from './resources.js';
+import { toolContext } from './tool-context.js';
+
+const optionsSchema = z.strictObject({
+  agent: z.string().trim().min(1, 'must not be empty').optional(),
+  graph: z.string().trim().min(1, 'must not be empty').default('memory'),
+  readOnly: z.boolean().default(false),
+  onInternalError: z
+    .custom<(error: unknown) => void>((value) => typeof value === 'function', 'must be a function')
+    .optional(),
+});
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** The agent the tools work on (default: the primary agent; a named one is created on first use). */
+  readonly agent?: string;
+  /** Label of the knowledge graph behind the memory-server drop-in tools (default `memory`). */
+  readonly graph?: string;
+  /** Register only tools that read (for a file opened read-only). */
+  readonly readOnly?: boolean;
+  /** Called with unexpected (non-hedgehop) errors; the model still gets an `isError` result. */
+  readonly onInternalError?: (error: unknown) => void;
+}
+
+/** Instructions an MCP client may show the model when it connects. */
+const INSTRUCTIONS = [
+  'hedgehop is your long-term memory, in one file.',
+  'Start with memory_origin to see what it holds. Find past work with memory_navigate (one task) or memory_recall (anything, within a token budget), then memory_drill / memory_restore for detail.',
+  'When you finish a task, save it with memory_commit. While handling a message you may record the turn: memory_turn_begin, memory_turn_append, memory_plan_add / memory_plan_update, memory_turn_end.',
+  'The memory-server tools (create_entities, search_nodes, …) keep a knowledge graph of entities and relations.',
+].join(' ');
+
+/**
+ * An MCP server over an open memory file: tools for the origin, navigation, verbatim restore,
+ * commits, recall within a token budget, the turn loop, the profile and the knowledge graphs,
+ * plus the nine tools of the MCP reference memory server (a drop-in replacement). Connect it to
+ * any transport: stdio (`hedgehop mcp`), streamable HTTP (`hedgehop serve`, at `/mcp`) or the
+ * SDK's in-memory pair in tests. The caller owns `db` and closes it after the server.
+ *
+ * @example
+ * ```ts
+ * const db = await openMemory('memory.db');
+ * const server = createMcpServer(db);
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpServer(db: MemoryDB, options: McpServerOptions = {}): McpServer {
+  const settings = parseInput(optionsSchema, options, 'options');
+  const server = new McpServer(
+    { name: 'hedgehop', title: 'hedgehop memory', version: packageVersion() },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
+  );
+  const ctx = toolContext(server, db, {
+    agent: settings.agent,
+    graph: settings.graph,
+    writable: !settings.readOnly,
+    onInternalError: settings.onInternalError ?? (() => undefined),
+  });
+  registerRadialTools(ctx);
+  registerConversationTools(ctx);
+  registerKnowledgeTools(ctx);
+  registerMemoryServerTools(ctx);
+  registerResources(ctx);
+  return server;
+}
