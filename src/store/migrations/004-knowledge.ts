@@ -58,10 +58,12 @@ export const v4Knowledge: Migration = {
         importance  REAL NOT NULL DEFAULT 1.0,
         valence     REAL NOT NULL DEFAULT 0.5,
         arousal     REAL NOT NULL DEFAULT 0,
-        emotion_set INTEGER NOT NULL DEFAULT 0,
+        emotion_set INTEGER NOT NULL DEFAULT 0 CHECK (emotion_set IN (0, 1)),
         created_at  INTEGER NOT NULL,
-        updated_at  INTEGER NOT NULL
+        updated_at  INTEGER NOT NULL,
+        faded_at    INTEGER
       ) STRICT;
+      CREATE INDEX engram_nodes_agent ON engram_nodes(agent_id, scene_id);
       CREATE TABLE engram_edges (
         agent_id      INTEGER NOT NULL REFERENCES agents(id),
         a             TEXT NOT NULL,
@@ -72,10 +74,16 @@ export const v4Knowledge: Migration = {
         PRIMARY KEY (a, b),
         CHECK (a < b)
       ) STRICT;
+      CREATE INDEX engram_edges_agent ON engram_edges(agent_id);
+      CREATE INDEX engram_edges_b ON engram_edges(b);
       CREATE TABLE dream_runs (
         id          TEXT PRIMARY KEY,
         agent_id    INTEGER NOT NULL REFERENCES agents(id),
         scene_id    TEXT,
+        started_by  TEXT NOT NULL DEFAULT 'explicit' CHECK (started_by IN ('explicit', 'background')),
+        status      TEXT NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'ok', 'partial', 'cancelled')),
+        owner       TEXT NOT NULL DEFAULT '',
         started_at  INTEGER NOT NULL,
         finished_at INTEGER,
         report      TEXT NOT NULL DEFAULT '{}',
