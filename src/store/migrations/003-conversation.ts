@@ -2,8 +2,8 @@ import type { Migration } from './index.js';
 
 /**
  * Conversation memory: profile, scenes, turns/topics, archive records and plan trees.
- * Unlike MemHop, the open turn is a row (`topics.status = 'open'`), so it survives a reopen
- * and is visible to every process on the file.
+ * Unlike MemHop, the open turn is a row (`topics.status = 'open'`, at most one per agent), so it
+ * survives a reopen and is visible to every process on the file.
  */
 export const v3Conversation: Migration = {
   version: 3,
@@ -22,8 +22,7 @@ export const v3Conversation: Migration = {
       ) STRICT;
       CREATE TABLE agent_state (
         agent_id         INTEGER PRIMARY KEY REFERENCES agents(id),
-        current_scene_id TEXT,
-        open_turn_id     TEXT
+        current_scene_id TEXT
       ) STRICT;
       CREATE TABLE scenes (
         id           TEXT PRIMARY KEY,
@@ -43,7 +42,7 @@ export const v3Conversation: Migration = {
         kind           TEXT NOT NULL CHECK (kind IN ('turn', 'fused')),
         status         TEXT NOT NULL CHECK (status IN ('open', 'closed')),
         parent_id      TEXT REFERENCES topics(id),
-        depth          INTEGER NOT NULL DEFAULT 1,
+        depth          INTEGER NOT NULL DEFAULT 1 CHECK (depth >= 1),
         name           TEXT,
         keywords       TEXT NOT NULL DEFAULT '[]',
         keywords_state TEXT NOT NULL DEFAULT 'pending' CHECK (keywords_state IN ('ready', 'pending')),
@@ -52,40 +51,50 @@ export const v3Conversation: Migration = {
         agent_ts       INTEGER,
         opened_at      INTEGER NOT NULL,
         closed_at      INTEGER,
-        dream_id       TEXT
+        dream_id       TEXT,
+        CHECK (status = 'closed' OR kind = 'turn'),
+        CHECK ((status = 'closed') = (closed_at IS NOT NULL))
       ) STRICT;
       CREATE INDEX topics_scene ON topics(scene_id, depth, user_ts);
       CREATE INDEX topics_parent ON topics(parent_id) WHERE parent_id IS NOT NULL;
-      CREATE INDEX topics_pending ON topics(keywords_state) WHERE keywords_state = 'pending';
+      CREATE INDEX topics_pending ON topics(agent_id, keywords_state) WHERE keywords_state = 'pending';
+      CREATE UNIQUE INDEX topics_one_open ON topics(agent_id) WHERE status = 'open';
       CREATE TABLE archive (
         id           INTEGER PRIMARY KEY,
         agent_id     INTEGER NOT NULL REFERENCES agents(id),
         topic_id     TEXT NOT NULL REFERENCES topics(id),
-        seq          INTEGER NOT NULL,
+        seq          INTEGER NOT NULL CHECK (seq >= 1),
         kind         TEXT NOT NULL CHECK (kind IN ('utterance', 'event')),
         role         TEXT CHECK (role IN ('user', 'agent', 'system', 'dream')),
-        content_type TEXT NOT NULL DEFAULT 'text',
+        speaker      TEXT,
+        content_type TEXT NOT NULL DEFAULT 'text'
+                     CHECK (content_type IN ('text', 'image', 'video', 'document', 'audio', 'code', 'other')),
         event_type   TEXT,
         plan_step    INTEGER,
         content      TEXT NOT NULL,
         created_at   INTEGER NOT NULL,
-        UNIQUE (topic_id, seq)
+        UNIQUE (topic_id, seq),
+        CHECK ((kind = 'utterance') = (role IS NOT NULL)),
+        CHECK ((kind = 'event') = (event_type IS NOT NULL)),
+        CHECK (kind = 'event' OR plan_step IS NULL)
       ) STRICT;
       CREATE INDEX archive_time ON archive(agent_id, created_at);
+      CREATE INDEX archive_plan_step ON archive(topic_id, plan_step) WHERE plan_step IS NOT NULL;
       CREATE TABLE plan_nodes (
         topic_id       TEXT NOT NULL REFERENCES topics(id),
-        seq            INTEGER NOT NULL,
+        seq            INTEGER NOT NULL CHECK (seq >= 1),
         agent_id       INTEGER NOT NULL REFERENCES agents(id),
-        parent_seq     INTEGER NOT NULL DEFAULT 0,
+        parent_seq     INTEGER NOT NULL DEFAULT 0 CHECK (parent_seq >= 0),
         status         TEXT NOT NULL CHECK (status IN ('in_progress', 'done', 'failed')),
         title          TEXT NOT NULL DEFAULT '',
         summary        TEXT NOT NULL DEFAULT '',
-        summary_folded INTEGER NOT NULL DEFAULT 0,
+        summary_folded INTEGER NOT NULL DEFAULT 0 CHECK (summary_folded IN (0, 1)),
         created_at     INTEGER NOT NULL,
         finished_at    INTEGER,
         updated_at     INTEGER NOT NULL,
         PRIMARY KEY (topic_id, seq)
       ) STRICT;
+      CREATE INDEX plan_nodes_updated ON plan_nodes(agent_id, updated_at);
     `);
   },
 };

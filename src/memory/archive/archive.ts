@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import { invalidInput } from '../../core/errors.js';
+import { parseInput } from '../../core/validate.js';
+import { queryTerms, stem, tokenize } from '../../index/query.js';
+import { MAX_SEARCH_LIMIT, searchIndex } from '../../index/search.js';
+import type { ArchiveSlot, ArchiveWrite } from '../../store/archive-repo.js';
+import { archiveIndexText, CONTENT_TYPES, type ArchiveRecord } from '../../store/conversation-rows.js';
+import type { MemoryContext } from '../context.js';
+import {
+  boundedString,
+  byteLength,
+  CONVERSATION_LIMITS,
+  idSchema,
+  nameSchema,
+  ordinalSchema,
+  overLimit,
+  timestampSchema,
+} from '../conversation/limits.js';
+import { subtreeSeqs } from '../plan/plan-tree.js';
+
+const contentTypeSchema = z.enum(CONTENT_TYPES, { error: `must be one of ${CONTENT_TYPES.join(', ')}` });
+
+const writableRole = z
+  .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent or system' })
+  .refine((role) => role !== 'dream', 'dream is written only by hedgehop (Dream); use user, agent or system');
+
+/**
+ * One archive record for the open turn. Utterances (`role` defaults to `user`; `speaker` names
+ * who spoke in a multi-speaker session) hold at most 64 KiB; an event needs an `eventType`,
+ * may name the `planStep` it belongs to, and holds at most 4 KiB (type and content together).
+ * `seq` names a slot to write (rewriting what it held); left out, the next free slot from 3 is
+ * taken (1 and 2 are the turn's input and output, written by `update`).
+ */
+export const archiveInputSchema = z
+  .strictObject({
+    kind: z.enum(['utterance', 'event'], { error: 'must be utterance or event' }),
+    role: writableRole.optional(),
+    speaker: nameSchema.optional(),
+    contentType: contentTypeSchema.default('text'),
+    eventType: z.string().trim().min(1, 'must not be empty').optional(),
+    planStep: ordinalSchema.optional(),
+    content: z.string().min(1, 'must not be empty'),
+    createdAt: timestampSchema,
+    seq: ordinalSchema.optional(),
+  })
+  .check((ctx) => {
+    const record = ctx.value;
+    const issue = (path: string, message: string): void => {
+      ctx.issues.push({ code: 'custom', path: [path], message, input: record });
+    };
+    if (record.kind === 'utterance') {
+      if (record.eventType !== undefined) issue('eventType', 'only events have an eventType');
+      if (record.planStep !== undefined) issue('planStep', 'only events belong to a plan step');
+      const bytes = byteLength(record.content);
+      if (bytes > CONVERSATION_LIMITS.utteranceBytes)
+        issue('content', overLimit(bytes, CONVERSATION_LIMITS.utteranceBytes, 'utterance (64 KiB)'));
+      return;
+    }
+    if (record.eventType === undefined) issue('eventType', 'an event needs an eventType (e.g. tool_call)');
+    if (record.role !== undefined) issue('role', 'events carry no role (only utterances do)');
+    if (record.speaker !== undefined) issue('speaker', 'events carry no speaker (only utterances do)');
+    const bytes = byteLength(record.eventType ?? '') + byteLength(record.content);
+    if (bytes > CONVERSATION_LIMITS.eventBytes)
+      issue(
+        'content',
+        overLimit(bytes, CONVERSATION_LIMITS.eventBytes, 'event (4 KiB, eventType + content)'),
+      );
+  });
+
+/** What `appendArchive` takes. */
+export type ArchiveInput = z.input<typeof archiveInputSchema>;
+
+const manySchema = z
+  .array(archiveInputSchema)
+  .min(1, 'must hold at least one record')
+  .max(
+    CONVERSATION_LIMITS.batchRecords,
+    `at most ${CONVERSATION_LIMITS.batchRecords} records per call (split the batch)`,
+  );
+
+function toWrite(record: z.output<typeof archiveInputSchema>): ArchiveWrite {
+  return {
+    kind: record.kind,
+    role: record.kind === 'utterance' ? (record.role ?? 'user') : undefined,
+    speaker: record.speaker,
+    contentType: record.contentType,
+    eventType: record.eventType,
+    planStep: record.planStep,
+    content: record.content,
+    createdAt: record.createdAt,
+    seq: record.seq,
+  };
+}
+
+/**
+ * Writes one record into the open turn and returns its slot. Refused with `INVALID_INPUT` when
+ * no turn is open, when the record breaks a limit, or when its `planStep` is not a step of the
+ * open turn; a refused call writes nothing.
+ */
+export function appendArchive(context: MemoryContext, record: unknown): ArchiveSlot {
+  const parsed = parseInput(archiveInputSchema, record, 'appendArchive');
+  return context.store.conversation.archive.append(
+    context.agentId,
+    [toWrite(parsed)],
+    'appendArchive',
+  )[0] as ArchiveSlot;
+}
+
+/**
+ * Writes many records into the open turn in one transaction (all or nothing), in order; for
+ * importing whole sessions. Returns their slots in input order.
+ */
+export function appendArchiveMany(context: MemoryContext, records: unknown): ArchiveSlot[] {
+  const parsed = parseInput(manySchema, records, 'appendArchiveMany');
+  return context.store.conversation.archive.append(context.agentId, parsed.map(toWrite), 'appendArchiveMany');
+}
+
+/**
+ * Conditions of `searchArchive`; all optional, all combinable (they AND together). `planStep`
+ * needs `topicId` and selects that step and every step under it.
+ */
+export const archiveQuerySchema = z
+  .strictObject({
+    text: boundedString(4096, 'query text').optional(),
+    from: timestampSchema.optional(),
+    to: timestampSchema.optional(),
+    topicId: idSchema.optional(),
+    sceneId: idSchema.optional(),
+    kind: z.enum(['utterance', 'event'], { error: 'must be utterance or event' }).optional(),
+    planStep: ordinalSchema.optional(),
+    contentType: contentTypeSchema.optional(),
+    role: z
+      .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent, system or dream' })
+      .optional(),
+    speaker: nameSchema.optional(),
+    limit: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be 1 or more')
+      .max(CONVERSATION_LIMITS.searchLimit, `at most ${CONVERSATION_LIMITS.searchLimit}`)
+      .default(100),
+  })
+  .check((ctx) => {
+    const query = ctx.value;
+    const issue = (path: string, message: string): void => {
+      ctx.issues.push({ code: 'custom', path: [path], message, input: query });
+    };
+    if (query.planStep !== undefined && query.topicId === undefined)
+      issue('planStep', 'needs topicId (a step number means something only inside its turn)');
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to)
+      issue('to', 'must not be before from');
+  });
+
+/** What `searchArchive` takes. */
+export type ArchiveQuery = z.input<typeof archiveQuerySchema>;
+
+/**
+ * Reads archive records. Without `text`: every record matching the conditions, in slot order
+ * within a topic, else in record-time order; `limit` keeps the newest. With `text`: records
+ * holding the query's words, found through the shared recall index (among its best
+ * {@link MAX_SEARCH_LIMIT} matches), best match first.
+ */
+export async function searchArchive(context: MemoryContext, query: unknown): Promise<ArchiveRecord[]> {
+  const parsed = parseInput(archiveQuerySchema, query, 'searchArchive');
+  if (parsed.topicId?.startsWith('scn_'))
+    throw invalidInput(
+      'searchArchive.topicId',
+      'that is a scene id; pass it as sceneId (a turn id is a topic id)',
+    );
+  const repo = context.store.conversation;
+  const filter = {
+    agentId: context.agentId,
+    topicId: parsed.topicId,
+    sceneId: parsed.sceneId,
+    from: parsed.from,
+    to: parsed.to,
+    kind: parsed.kind,
+    contentType: parsed.contentType,
+    role: parsed.role,
+    speaker: parsed.speaker,
+    planSteps:
+      parsed.planStep !== undefined && parsed.topicId !== undefined
+        ? subtreeSeqs(
+            context.store.engine.read('searchArchive', () => repo.plans.nodes(parsed.topicId as string)),
+            parsed.planStep,
+          )
+        : undefined,
+  };
+  const text = parsed.text?.trim() ?? '';
+  if (text.length === 0) {
+    return context.store.engine.read('searchArchive', () =>
+      repo.archive.query({ ...filter, limit: parsed.limit }),
+    );
+  }
+  const hits = await searchIndex(context.store, {
+    agentId: context.agentId,
+    query: text,
+    layers: ['archive'],
+    sceneId: parsed.sceneId,
+    topicId: parsed.topicId,
+    from: parsed.from,
+    to: parsed.to === undefined ? undefined : parsed.to + 1,
+    limit: MAX_SEARCH_LIMIT,
+  });
+  const ranked = hits.filter((hit) => hit.layer === 'archive').map((hit) => Number(hit.ref));
+  if (ranked.length === 0) return [];
+  const records = context.store.engine.read('searchArchive', () =>
+    repo.archive.query({ ...filter, ids: ranked, limit: ranked.length }),
+  );
+  const byId = new Map(records.map((record) => [record.id, record]));
+  const stems = queryTerms(text).map((term) => term.stem);
+  return ranked
+    .map((id) => byId.get(String(id)))
+    .filter((record): record is ArchiveRecord => record !== undefined && holdsAny(record, stems))
+    .slice(0, parsed.limit);
+}
+
+// The recall index also ranks a record's neighbours (context for recall); as a condition, text
+// matches only records whose own indexed text (speaker or event type, and content) holds a query word.
+function holdsAny(record: ArchiveRecord, stems: readonly string[]): boolean {
+  const own = new Set(tokenize(archiveIndexText(record)).map(stem));
+  return stems.some((s) => own.has(s));
+}
+
+/** What a retention pass removed. */
+export interface PruneReport {
+  /** False when retention is off (the default): nothing was looked at. */
+  readonly enabled: boolean;
+  readonly cutoff: number | undefined;
+  readonly archiveRecords: number;
+  readonly planNodes: number;
+}
+
+/**
+ * Retention (off by default: `openMemory(path, { retention: { archiveMs } })` turns it on):
+ * deletes archive records older than the window (host time) and finished plan steps not updated
+ * within it (library time), never touching the open turn. Dream calls this.
+ */
+export function pruneExpired(context: MemoryContext): PruneReport {
+  const windowMs = context.settings.retentionMs;
+  if (windowMs === undefined) return { enabled: false, cutoff: undefined, archiveRecords: 0, planNodes: 0 };
+  const cutoff = context.clock.now() - windowMs;
+  const repo = context.store.conversation;
+  return context.store.engine.write('prune', () => {
+    const open = repo.scenes.openTurnOf(context.agentId);
+    return {
+      enabled: true,
+      cutoff,
+      archiveRecords: repo.archive.prune(context.agentId, cutoff, open?.id),
+      planNodes: repo.plans.prune(context.agentId, cutoff),
+    };
+  });
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { parseInput } from '../../core/validate.js';
+import { PLAN_STATUSES } from '../../store/conversation-rows.js';
+import type { MemoryContext } from '../context.js';
+import { boundedString, CONVERSATION_LIMITS, ordinalSchema } from '../conversation/limits.js';
+import { buildForest, foldSummaries, planNodeView, type PlanNode } from './plan-tree.js';
+
+const titleSchema = boundedString(CONVERSATION_LIMITS.planTitleBytes, 'plan title');
+
+const addSchema = z.strictObject({
+  parentSeq: z.number().int('must be a whole number').min(0, 'must be 0 (a root) or a step number'),
+  title: titleSchema,
+});
+
+/** What `planNodeUpdate` takes: the step, its status (every time), and optionally a new title or summary. */
+export const planStepSchema = z.strictObject({
+  seq: ordinalSchema,
+  status: z.enum(PLAN_STATUSES, { error: `must be one of ${PLAN_STATUSES.join(', ')}` }),
+  title: titleSchema.optional(),
+  summary: boundedString(CONVERSATION_LIMITS.planSummaryBytes, 'plan summary').optional(),
+});
+
+/** A plan step change. */
+export type PlanStepUpdate = z.input<typeof planStepSchema>;
+
+/** The open turn's plan. */
+export interface PlanState {
+  readonly turnId: string;
+  readonly roots: readonly PlanNode[];
+  /** Steps whose status is `done` (all steps, not only roots). */
+  readonly doneCount: number;
+  readonly totalCount: number;
+}
+
+function findNode(roots: readonly PlanNode[], seq: number): PlanNode | undefined {
+  for (const root of roots) {
+    if (root.seq === seq) return root;
+    const found = findNode(root.children, seq);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Adds a step to the open turn's plan under `parentSeq` (0 = a new root) and returns it; it
+ * starts `in_progress`. Refused with `INVALID_INPUT` when no turn is open, `NOT_FOUND` when the
+ * parent is not a step of this turn.
+ */
+export function planNodeAdd(context: MemoryContext, parentSeq: unknown, title: unknown = ''): PlanNode {
+  const parsed = parseInput(addSchema, { parentSeq, title }, 'planNodeAdd');
+  const row = context.store.conversation.plans.add(
+    context.agentId,
+    parsed.parentSeq,
+    parsed.title,
+    context.clock.now(),
+  );
+  return planNodeView(row);
+}
+
+/**
+ * Sets a step's status (and title/summary when given), then folds summaries up the tree, in one
+ * transaction. Returns the step as it is now.
+ */
+export function planNodeUpdate(context: MemoryContext, step: unknown): PlanNode {
+  const parsed = parseInput(planStepSchema, step, 'planNodeUpdate');
+  const plan = context.store.conversation.plans.update(
+    context.agentId,
+    parsed,
+    context.clock.now(),
+    foldSummaries,
+  );
+  return findNode(buildForest(plan.nodes), parsed.seq) as PlanNode;
+}
+
+/** The open turn's plan forest and its counts (`INVALID_INPUT` when no turn is open). */
+export function planState(context: MemoryContext): PlanState {
+  const plan = context.store.conversation.plans.openPlan(context.agentId, 'planState');
+  return {
+    turnId: plan.topicId,
+    roots: buildForest(plan.nodes),
+    doneCount: plan.nodes.filter((node) => node.status === 'done').length,
+    totalCount: plan.nodes.length,
+  };
+}

@@ -1,0 +1,244 @@
+import { z } from 'zod';
+import { newId } from '../../core/ids.js';
+import { parseInput } from '../../core/validate.js';
+import type { TurnUtterance } from '../../llm/types.js';
+import type { ArchiveWrite } from '../../store/archive-repo.js';
+import type { Profile, Scene, Topic } from '../../store/conversation-rows.js';
+import { noOpenTurn } from '../../store/open-turn.js';
+import type { MemoryContext } from '../context.js';
+import {
+  boundedString,
+  byteLength,
+  CONVERSATION_LIMITS,
+  idSchema,
+  nameSchema,
+  overLimit,
+  timestampSchema,
+} from '../conversation/limits.js';
+import { renderProfileBrief } from '../profile/profile-brief.js';
+
+/** The event type of the record `update` writes for a turn's outcome. */
+export const OUTCOME_EVENT = 'turn_outcome';
+
+/**
+ * What `search` takes. With nothing, it continues the agent's current scene (after a reopen:
+ * the one used last), creating one when the agent has none. `newScene: true` starts a new scene
+ * (optionally named and anchored to a knowledge graph); `sceneId` continues that scene.
+ */
+export const searchQuerySchema = z
+  .strictObject({
+    sceneId: idSchema.optional(),
+    newScene: z.boolean().default(false),
+    knowledgeId: idSchema.optional(),
+    sceneName: nameSchema.optional(),
+  })
+  .check((ctx) => {
+    if (ctx.value.newScene && ctx.value.sceneId !== undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        path: ['newScene'],
+        message: 'cannot be combined with sceneId (a new scene has no id yet)',
+        input: ctx.value,
+      });
+    }
+  });
+
+/** What `search` takes. */
+export type SearchQuery = z.input<typeof searchQuerySchema>;
+
+/** What `search` returns: who the agent is, where the conversation stands, and the turn it opened. */
+export interface SearchResult {
+  /** The open turn's id (the id its topic keeps once closed). */
+  readonly turnId: string;
+  /**
+   * True when the turn was already open (a `search` before the last turn's `update`, e.g. after
+   * a crash): the same turn is returned and nothing is written.
+   */
+  readonly resumed: boolean;
+  readonly scene: Scene;
+  readonly sceneCreated: boolean;
+  readonly profile: Profile;
+  /** {@link renderProfileBrief} of the profile. */
+  readonly profileBrief: string;
+  /** The scene's surface: closed depth-1 topics, oldest first (newest last). */
+  readonly topics: readonly Topic[];
+}
+
+/**
+ * Opens a turn (or returns the one still open), in one transaction. A turn already open in
+ * another scene is a `CONFLICT` when the query names another scene or a new one.
+ */
+export function search(context: MemoryContext, query: unknown = {}): SearchResult {
+  const parsed = parseInput(searchQuerySchema, query ?? {}, 'search');
+  const repo = context.store.conversation;
+  const opened = repo.scenes.openTurn({
+    agentId: context.agentId,
+    sceneId: parsed.sceneId,
+    newScene: parsed.newScene,
+    knowledgeId: parsed.knowledgeId,
+    sceneName: parsed.sceneName,
+    now: context.clock.now(),
+    newSceneId: newId('scn'),
+    newTopicId: newId('tpc'),
+  });
+  const profile = context.store.engine.read('search', () => repo.profiles.get(context.agentId));
+  return {
+    turnId: opened.turn.id,
+    resumed: opened.resumed,
+    scene: opened.scene,
+    sceneCreated: opened.sceneCreated,
+    profile,
+    profileBrief: renderProfileBrief(profile),
+    topics: opened.surface,
+  };
+}
+
+const utteranceText = boundedString(CONVERSATION_LIMITS.utteranceBytes, 'utterance (64 KiB)');
+
+/**
+ * What `update` takes: the turn's input (slot 1, role user) and output (slot 2, role agent),
+ * its outcome (an event), all at `createdAt`. At least one of the three; empty ones are skipped.
+ */
+export const turnEndSchema = z
+  .strictObject({
+    input: utteranceText.optional(),
+    output: utteranceText.optional(),
+    outcome: z.string().optional(),
+    createdAt: timestampSchema,
+  })
+  .check((ctx) => {
+    const end = ctx.value;
+    if (!end.input && !end.output && !end.outcome) {
+      ctx.issues.push({
+        code: 'custom',
+        path: [],
+        message: 'a turn closes with an input, an output or an outcome (all were empty)',
+        input: end,
+      });
+    }
+    const outcomeBytes = byteLength(OUTCOME_EVENT) + byteLength(end.outcome ?? '');
+    if (outcomeBytes > CONVERSATION_LIMITS.eventBytes) {
+      ctx.issues.push({
+        code: 'custom',
+        path: ['outcome'],
+        message: overLimit(
+          outcomeBytes,
+          CONVERSATION_LIMITS.eventBytes,
+          'event (4 KiB, eventType + content)',
+        ),
+        input: end,
+      });
+    }
+  });
+
+/** What `update` takes. */
+export type TurnEnd = z.input<typeof turnEndSchema>;
+
+/** What `update` returns. */
+export interface TurnResult {
+  /** The closed turn's topic. */
+  readonly topic: Topic;
+  /**
+   * True when keyword distillation failed: the records and the topic are stored, the keywords
+   * are pending and `fillPendingKeywords` (or Dream) fills them later.
+   */
+  readonly keywordsPending: boolean;
+  /** Why distillation failed, when it did. */
+  readonly keywordsError: string | undefined;
+}
+
+function endRecords(end: z.output<typeof turnEndSchema>): ArchiveWrite[] {
+  const records: ArchiveWrite[] = [];
+  const base = { contentType: 'text' as const, createdAt: end.createdAt };
+  if (end.input) records.push({ ...base, kind: 'utterance', role: 'user', content: end.input, seq: 1 });
+  if (end.output) records.push({ ...base, kind: 'utterance', role: 'agent', content: end.output, seq: 2 });
+  if (end.outcome) records.push({ ...base, kind: 'event', eventType: OUTCOME_EVENT, content: end.outcome });
+  return records;
+}
+
+/** Keywords as distilled, cleaned (trimmed, no empties, no exact duplicates), or why they are not. */
+export async function distill(
+  context: MemoryContext,
+  utterances: readonly TurnUtterance[],
+): Promise<{ keywords: string[] | undefined; error: string | undefined }> {
+  if (utterances.length === 0) return { keywords: [], error: undefined };
+  try {
+    const raw: unknown = await context.summarizer.distillKeywords(utterances);
+    if (!Array.isArray(raw)) return { keywords: undefined, error: 'distillKeywords returned no list' };
+    const keywords = [
+      ...new Set(raw.filter((k): k is string => typeof k === 'string').map((k) => k.trim())),
+    ].filter((k) => k.length > 0);
+    return { keywords, error: undefined };
+  } catch (error) {
+    return { keywords: undefined, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Closes the open turn: distils its keywords (outside any transaction), then in ONE transaction
+ * writes the input/output utterances and the outcome event, the topic (keywords, times, outcome)
+ * and its index rows, and closes the turn. A failed distillation does not fail the call: the
+ * turn closes with its keywords pending.
+ */
+export async function update(context: MemoryContext, turnEnd: unknown): Promise<TurnResult> {
+  const end = parseInput(turnEndSchema, turnEnd, 'update');
+  const repo = context.store.conversation;
+  const { turn, held } = context.store.engine.read('update', () => {
+    const open = repo.scenes.openTurnOf(context.agentId);
+    return { turn: open, held: open ? repo.archive.utterances(open.id) : [] };
+  });
+  if (!turn) throw noOpenTurn('update');
+  const records = endRecords(end);
+  const bySeq = new Map<number, TurnUtterance>(
+    held.map((u) => [u.seq, { role: u.role, content: u.content }]),
+  );
+  for (const record of records) {
+    if (record.kind === 'utterance' && record.seq !== undefined)
+      bySeq.set(record.seq, { role: record.role ?? 'user', content: record.content });
+  }
+  const utterances = [...bySeq.entries()].sort((a, b) => a[0] - b[0]).map(([, u]) => u);
+  const { keywords, error } = await distill(context, utterances);
+  const topic = repo.scenes.closeTurn({
+    agentId: context.agentId,
+    turnId: turn.id,
+    records,
+    keywords,
+    outcome: end.outcome ? end.outcome : undefined,
+    createdAt: end.createdAt,
+    now: context.clock.now(),
+  });
+  return { topic, keywordsPending: keywords === undefined, keywordsError: error };
+}
+
+/** What a {@link fillPendingKeywords} pass did. */
+export interface FillKeywordsReport {
+  readonly filled: number;
+  readonly failed: number;
+  /** Errors by topic id, for the topics that are still pending. */
+  readonly errors: Readonly<Record<string, string>>;
+}
+
+/**
+ * Distils keywords for closed topics left pending by a failed model call (oldest first, at most
+ * `limit`). Model calls run outside transactions; each topic is written in its own short one.
+ */
+export async function fillPendingKeywords(
+  context: MemoryContext,
+  options: { readonly limit?: number } = {},
+): Promise<FillKeywordsReport> {
+  const repo = context.store.conversation;
+  const pending = context.store.engine.read('fillPendingKeywords', () =>
+    repo.scenes.pendingKeywordTopics(context.agentId, options.limit ?? 100).map((topic) => ({
+      topic,
+      utterances: repo.archive.utterances(topic.id).map((u) => ({ role: u.role, content: u.content })),
+    })),
+  );
+  let filled = 0;
+  const errors: Record<string, string> = {};
+  for (const { topic, utterances } of pending) {
+    const { keywords, error } = await distill(context, utterances);
+    if (keywords === undefined) errors[topic.id] = error ?? 'distillation failed';
+    else if (repo.scenes.fillKeywords(context.agentId, topic.id, keywords)) filled++;
+  }
+  return { filled, failed: Object.keys(errors).length, errors };
+}
