@@ -8,8 +8,122 @@ export type { OpenOptions, ProfileInput } from './api/options.js';
 export { Agent } from './api/agent.js';
 export type { AgentInfo } from './api/agent.js';
 export type { FileStats, CheckReport } from './store/maintenance.js';
+// Conversation memory: profile, scenes and turns, archive, plan trees.
+export { CONVERSATION_LIMITS } from './memory/conversation/limits.js';
+export type {
+  Profile,
+  Scene,
+  Topic,
+  ArchiveRecord,
+  ArchiveKind,
+  ContentType,
+  UtteranceRole,
+  PlanStatus,
+} from './store/conversation-rows.js';
+export type { ArchiveSlot } from './store/archive-repo.js';
+export type { DeleteReport, MergeReport } from './store/scenes-repo.js';
+export type { ProfileUpdate } from './memory/profile/profile.js';
+export type { SearchQuery, SearchResult, TurnEnd, TurnResult } from './memory/scenes/turn-loop.js';
+export type { ArchiveInput, ArchiveQuery } from './memory/archive/archive.js';
+export type { PlanNode } from './memory/plan/plan-tree.js';
+export type { PlanState, PlanStepUpdate } from './memory/plan/plan.js';
+export type {
+  ListedScene,
+  SceneContext,
+  SceneContextTopic,
+  SceneUpdate,
+} from './memory/scenes/scenes-admin.js';
+// Engram and Dream consolidation.
+export type { EngramGraph, EngramNode, EngramEdge } from './memory/engram/engram.js';
+export type {
+  DreamReport,
+  DreamStageReport,
+  DreamStageName,
+  DreamStageStatus,
+  DreamStatus,
+  DistilledProfile,
+  UndoDreamReport,
+} from './memory/dream/dream-report.js';
+export type { DreamHistoryOptions } from './memory/dream/dream-history.js';
+export { KnowledgeStore } from './api/knowledge-store.js';
+export { MemoryServerGraph, importMemoryServerJsonl, exportMemoryServerJsonl } from './api/memory-server.js';
+export type { MemoryServerOptions, MemoryServerImportOptions } from './api/memory-server.js';
+export type {
+  MemoryServerEntity,
+  MemoryServerRelation,
+  MemoryServerSnapshot,
+  MemoryServerImportReport,
+} from './memory/knowledge/memory-server.js';
+export { KNOWLEDGE_EDGE_KINDS } from './memory/knowledge/types.js';
+export type {
+  KnowledgeEdgeKind,
+  KnowledgeImportMode,
+  KnowledgeSourceUnit,
+  KnowledgeSourceRef,
+  KnowledgeGraphInfo,
+  KnowledgeNode,
+  KnowledgeEdge,
+  KnowledgeGraph,
+  KnowledgeNodeInput,
+  KnowledgeEdgeInput,
+  KnowledgeBatch,
+  KnowledgeImportOptions,
+  KnowledgeImportProgress,
+  KnowledgeImportReport,
+  KnowledgeNodeQuery,
+  KnowledgeSubgraphOptions,
+  KnowledgeSubgraph,
+  KnowledgeSearchHit,
+  KnowledgeDeleteReport,
+  KnowledgeNodesDeleteReport,
+  KnowledgeEdgesDeleteReport,
+  KnowledgeObservationEdit,
+  KnowledgeObservationsAdded,
+  KnowledgeObservationsDeleteReport,
+} from './memory/knowledge/types.js';
+export { RadialMemory } from './api/radial-memory.js';
+export type {
+  CompleteTaskInput,
+  ExtendTaskInput,
+  NavigateOptions,
+  DetailLevelInput,
+  RadialOpenOptions,
+} from './api/radial-memory.js';
+export { NavigationSession, StepNavigator } from './api/navigation-session.js';
+export type { NavigationCandidate } from './api/navigation-session.js';
+export { ContextWindowManager, LoadResult } from './api/context-window-manager.js';
+export type { ContextState } from './api/context-window-manager.js';
+export { importHedgehog, exportHedgehog } from './api/hedgehog.js';
+export { exportDump, importDump, dumpLines } from './api/dump.js';
+export type { DumpHeader, DumpImportReport, DumpProgress, DumpImportOptions } from './api/dump.js';
+export type { HedgehogImportReport } from './memory/radial/hedgehog-format.js';
+export { LEVELS, levelAtDistance } from './memory/radial/levels.js';
+export type { DetailLevel, LevelSpec } from './memory/radial/levels.js';
+export type { FillReport } from './memory/radial/radial-service.js';
+export type {
+  RadialNode,
+  RadialNode as Node,
+  RadialLine,
+  RadialLine as Line,
+  NodeState,
+  LevelSummaries,
+  FileChange,
+  JsonValue,
+  LineHistoryEntry,
+} from './memory/radial/types.js';
 export { OfflineSummarizer } from './llm/offline-summarizer.js';
 export { ModelSummarizer } from './llm/model-summarizer.js';
+export type { ModelSummarizerOptions } from './llm/model-summarizer.js';
+export {
+  createOpenAICompatible,
+  createOpenAICompatibleEmbedder,
+  OpenAICompatibleModel,
+} from './llm/openai-compatible.js';
+export type { OpenAICompatibleOptions } from './llm/openai-options.js';
+export { LanguageModelError } from './llm/language-model-error.js';
+export type { LanguageModelFailure } from './llm/language-model-error.js';
+export { UsageMeter } from './llm/usage-meter.js';
+export type { OperationUsage } from './llm/usage-meter.js';
 export type {
   LanguageModel,
   Summarizer,

@@ -8,9 +8,15 @@ import type { CheckReport, FileStats } from '../store/maintenance.js';
 import { Store } from '../store/store.js';
 import type { AgentRow } from '../store/agents-repo.js';
 import { Agent, type AgentInfo } from './agent.js';
+import { KnowledgeStore } from './knowledge-store.js';
 import { parseOpenOptions, type OpenOptions, type ResolvedOpenOptions } from './options.js';
 import { ModelSummarizer } from '../llm/model-summarizer.js';
 import type { Summarizer } from '../llm/types.js';
+import { profilePatchSchema, seedProfile } from '../memory/profile/profile.js';
+import { reindex } from '../memory/recall/reindex.js';
+
+/** The schema version that added the recall index. */
+const INDEX_SCHEMA_VERSION = 5;
 
 /** Name of the primary agent. */
 export const PRIMARY_AGENT = 'primary';
@@ -44,6 +50,7 @@ export class MemoryDB {
   readonly #settings: MemorySettings;
   readonly #agents = new Map<string, Agent>();
   readonly #primary: Agent;
+  #knowledge: KnowledgeStore | undefined;
 
   private constructor(store: Store, options: ResolvedOpenOptions) {
     this.#store = store;
@@ -61,12 +68,15 @@ export class MemoryDB {
     if (!row)
       throw new HedgehopError('NOT_FOUND', `${store.path} has no primary agent (open it writable once)`);
     this.#primary = this.#makeAgent(row);
+    // The file is the source of truth: a given profile only seeds an agent that has none.
+    if (options.profile && !options.readOnly) seedProfile(this.#primary.memoryContext, options.profile);
   }
 
   /** @internal Use {@link openMemory}. */
   static async open(path: string, options?: OpenOptions): Promise<MemoryDB> {
     const checkedPath = parseInput(pathSchema, path, 'path');
     const resolved = parseOpenOptions(options);
+    if (resolved.profile) parseInput(profilePatchSchema, resolved.profile, 'options.profile');
     const store = Store.open(checkedPath, {
       durability: resolved.durability,
       mode: resolved.mode,
@@ -74,7 +84,12 @@ export class MemoryDB {
       readOnly: resolved.readOnly,
     });
     try {
-      return new MemoryDB(store, resolved);
+      const db = new MemoryDB(store, resolved);
+      // The recall index arrived in schema 5: a file migrated from before it has verbatim
+      // records but no index rows yet, so build them once, now.
+      if (store.engine.migratedFrom > 0 && store.engine.migratedFrom < INDEX_SCHEMA_VERSION)
+        await reindex(store);
+      return db;
     } catch (error) {
       store.close();
       throw error;
@@ -116,6 +131,13 @@ export class MemoryDB {
     return this.#primary;
   }
 
+  /** The file-wide knowledge graphs, shared by every agent of the file. */
+  get knowledge(): KnowledgeStore {
+    this.#assertOpen('knowledge');
+    this.#knowledge ??= new KnowledgeStore(this.#store, this.#clock);
+    return this.#knowledge;
+  }
+
   /** The named agent, created on first use; the same name always gives the same agent. */
   async agent(name: string): Promise<Agent> {
     this.#assertOpen('agent');
@@ -143,6 +165,15 @@ export class MemoryDB {
     return this.#store.stats();
   }
 
+  /**
+   * A number that changes whenever another connection (another process, or another
+   * `openMemory` of the same file) commits; poll it to notice outside writes cheaply.
+   */
+  async dataVersion(): Promise<number> {
+    this.#assertOpen('dataVersion');
+    return this.#store.engine.dataVersion();
+  }
+
   /** Copies the WAL into the main file (it also happens automatically). */
   async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
     this.#assertOpen('checkpoint');
@@ -164,6 +195,10 @@ export class MemoryDB {
 
   /** Closes the file and releases its lock. A second close is a `CLOSED` error. */
   async close(): Promise<void> {
+    if (!this.#store.closed) {
+      // A Dream pass in flight is cancelled (it applies nothing) and awaited, so none outlives the file.
+      await Promise.all([...this.#agents.values()].map((agent) => agent.stopBackground()));
+    }
     this.#store.close();
   }
 

@@ -35,6 +35,7 @@ export class Engine {
   readonly #lock: FileLock;
   readonly #statements = new Map<string, SqlStatement>();
   #closed = false;
+  #migratedFrom = 0;
 
   private constructor(path: string, db: SqlDatabase, lock: FileLock, options: EngineOptions) {
     this.path = path;
@@ -126,6 +127,7 @@ export class Engine {
   #migrate(): void {
     const run = this.#db.transaction(() => {
       const from = this.#checkVersion();
+      this.#migratedFrom = from;
       for (const migration of MIGRATIONS) {
         if (migration.version <= from) continue;
         migration.up(this.#db);
@@ -138,6 +140,11 @@ export class Engine {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The schema version the file had before this open (0 for a new file). */
+  get migratedFrom(): number {
+    return this.#migratedFrom;
   }
 
   /** Throws `CLOSED` once the engine has been closed. */
