@@ -1,5 +1,6 @@
 import { segmentCjk } from '../core/text.js';
 import type { Engine } from './engine.js';
+import type { VectorRepo } from './vector-repo.js';
 
 /** Which layer an index row belongs to. */
 export type IndexLayer = 'radial' | 'topic' | 'archive' | 'knowledge' | 'profile';
@@ -27,19 +28,27 @@ export interface IndexDoc {
  */
 export class IndexRepo {
   readonly #engine: Engine;
+  readonly #vectors: VectorRepo | undefined;
 
-  constructor(engine: Engine) {
+  constructor(engine: Engine, vectors?: VectorRepo) {
     this.#engine = engine;
+    this.#vectors = vectors;
+  }
+
+  /** The row's vector no longer matches its text (or the row is gone): drop it. */
+  #dropVector(rowid: number, state: string): void {
+    if (state === 'ready') this.#vectors?.delete(rowid);
   }
 
   /** Inserts or replaces the index row for (layer, ref, part). Must run inside a write. */
   upsert(doc: IndexDoc): number {
     const part = doc.part ?? '';
-    const existing = this.#engine
-      .statement('SELECT rowid FROM search_docs WHERE layer = ? AND ref = ? AND part = ?')
-      .pluck()
-      .get(doc.layer, doc.ref, part) as number | undefined;
-    if (existing !== undefined) {
+    const found = this.#engine
+      .statement('SELECT rowid, embed_state FROM search_docs WHERE layer = ? AND ref = ? AND part = ?')
+      .get(doc.layer, doc.ref, part) as { rowid: number; embed_state: string } | undefined;
+    if (found !== undefined) {
+      const existing = found.rowid;
+      this.#dropVector(existing, found.embed_state);
       this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(existing);
       this.#engine
         .statement(
@@ -84,14 +93,14 @@ export class IndexRepo {
 
   /** Removes every index row of a record (all parts). Must run inside a write. */
   remove(layer: IndexLayer, ref: string): number {
-    const rowids = this.#engine
-      .statement('SELECT rowid FROM search_docs WHERE layer = ? AND ref = ?')
-      .pluck()
-      .all(layer, ref) as number[];
-    for (const rowid of rowids) {
+    const rows = this.#engine
+      .statement('SELECT rowid, embed_state FROM search_docs WHERE layer = ? AND ref = ?')
+      .all(layer, ref) as { rowid: number; embed_state: string }[];
+    for (const { rowid, embed_state: state } of rows) {
+      this.#dropVector(rowid, state);
       this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(rowid);
       this.#engine.statement('DELETE FROM search_docs WHERE rowid = ?').run(rowid);
     }
-    return rowids.length;
+    return rows.length;
   }
 }

@@ -1,0 +1,98 @@
+import { countTokens } from '../core/tokens.js';
+import { oneLine, truncateText } from '../core/text.js';
+
+/** How much of one item the assembled context shows. */
+export type ContextLevel = 'full' | 'detailed' | 'summary' | 'brief';
+
+/** Character budgets of the shortened levels (DESIGN.md §1). */
+export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>> = {
+  detailed: 1800,
+  summary: 600,
+  brief: 200,
+};
+
+/** One item offered to the context, best first. */
+export interface ContextCandidate {
+  /** Where it came from, shown before its text (e.g. `[archive #12 · 2023-05-08 13:56]`). */
+  readonly label: string;
+  /** The verbatim text. */
+  readonly full: string;
+  /** Stored shorter renderings, when the record has them (otherwise the text is cut). */
+  readonly levels?:
+    | { readonly brief?: string; readonly summary?: string; readonly detailed?: string }
+    | undefined;
+}
+
+/** Which levels are tried, in order, for an item at a given rank. */
+export interface DetailPlan {
+  /** Items ranked below this (0-based) are tried at `full` first. */
+  readonly fullTop: number;
+  /** Items ranked below this are tried at `summary` first; the rest start at `brief`. */
+  readonly summaryTop: number;
+}
+
+export const DEFAULT_DETAIL_PLAN: DetailPlan = { fullTop: 3, summaryTop: 10 };
+
+/** The assembled context and which items it holds, at which level. */
+export interface AssembledContext {
+  readonly context: string;
+  readonly usedTokens: number;
+  /** For each candidate index included: its level. */
+  readonly included: ReadonlyMap<number, ContextLevel>;
+}
+
+const SEPARATOR = '\n\n';
+
+function levelsFor(rank: number, plan: DetailPlan): ContextLevel[] {
+  if (rank < plan.fullTop) return ['full', 'detailed', 'summary', 'brief'];
+  if (rank < plan.summaryTop) return ['summary', 'brief'];
+  return ['brief'];
+}
+
+function render(candidate: ContextCandidate, level: ContextLevel): string {
+  const stored = level === 'full' ? undefined : candidate.levels?.[level];
+  const text =
+    level === 'full'
+      ? candidate.full
+      : (stored ??
+        (candidate.full.length <= LEVEL_CHARS[level]
+          ? candidate.full
+          : truncateText(oneLine(candidate.full), LEVEL_CHARS[level])));
+  return `${candidate.label}\n${text}`;
+}
+
+/**
+ * Fills `budgetTokens` (counted with the real tokenizer) with the candidates in rank order: the
+ * top ones at full detail, the next ones shortened, the rest brief; an item that does not fit
+ * at its preferred level is tried shorter, and skipped when even its brief form does not fit.
+ * The result never exceeds the budget: the whole string is counted again at the end.
+ */
+export function assembleContext(
+  candidates: readonly ContextCandidate[],
+  budgetTokens: number,
+  plan: DetailPlan = DEFAULT_DETAIL_PLAN,
+): AssembledContext {
+  const pieces: { index: number; level: ContextLevel; text: string }[] = [];
+  const separatorTokens = countTokens(SEPARATOR);
+  let used = 0;
+  candidates.forEach((candidate, index) => {
+    if (budgetTokens - used <= 0) return;
+    for (const level of levelsFor(index, plan)) {
+      const text = render(candidate, level);
+      const cost = countTokens(text) + (pieces.length > 0 ? separatorTokens : 0);
+      if (used + cost > budgetTokens) continue;
+      pieces.push({ index, level, text });
+      used += cost;
+      return;
+    }
+  });
+  // BPE tokens are not strictly additive across a join: recount, and drop from the end if needed.
+  let context = pieces.map((p) => p.text).join(SEPARATOR);
+  let total = countTokens(context);
+  while (total > budgetTokens && pieces.length > 0) {
+    pieces.pop();
+    context = pieces.map((p) => p.text).join(SEPARATOR);
+    total = countTokens(context);
+  }
+  return { context, usedTokens: total, included: new Map(pieces.map((p) => [p.index, p.level])) };
+}

@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../store/store.js';
+import { isStopWord, matchExpression, queryTerms, stem, tokenize } from './query.js';
+
+describe('tokenize', () => {
+  it('lower-cases, strips diacritics and splits on punctuation like unicode61', () => {
+    expect(tokenize("Café-owner's RÉSUMÉ, v2.0!")).toEqual(['cafe', 'owner', 's', 'resume', 'v2', '0']);
+  });
+
+  it('segments CJK runs into words', () => {
+    const words = tokenize('我住在东京');
+    expect(words.length).toBeGreaterThan(1);
+    expect(words.join('')).toBe('我住在东京');
+  });
+});
+
+describe('queryTerms', () => {
+  it('drops stop words and question words, keeps content words once per stem', () => {
+    const terms = queryTerms('When did Caroline go to the support groups, and the group?');
+    expect(terms.map((t) => t.word)).toEqual(['caroline', 'go', 'support', 'groups']);
+    expect(terms.map((t) => t.stem)).toEqual([stem('caroline'), 'go', 'support', 'group']);
+  });
+
+  it('keeps month names and numbers', () => {
+    expect(queryTerms('What happened in May 2023?').map((t) => t.word)).toEqual(['happened', 'may', '2023']);
+  });
+
+  it('falls back to the stop words when nothing else is left', () => {
+    expect(queryTerms('who is she').length).toBeGreaterThan(0);
+    expect(isStopWord('the')).toBe(true);
+  });
+});
+
+describe('matchExpression', () => {
+  it('quotes every word and joins with OR', () => {
+    expect(matchExpression(['near', 'body', 'and'])).toBe('"near" OR "body" OR "and"');
+    expect(matchExpression([])).toBeUndefined();
+  });
+});
+
+describe('user text never becomes FTS5 syntax (fuzz)', () => {
+  let dir: string;
+  let store: Store;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hedgehop-query-'));
+    store = Store.open(join(dir, 'm.db'), { durability: 'normal', mode: 'exclusive', busyTimeoutMs: 1000 });
+    const agent = store.agents.ensurePrimary('primary', 1);
+    store.engine.write('seed', () => {
+      const texts = [
+        'NEAR the body: of "quoted" text',
+        'AND OR NOT * ^ - + ( ) { } :',
+        '東京都に住んでいます',
+        'plain words here',
+      ];
+      texts.forEach((text, i) =>
+        store.index.upsert({ layer: 'knowledge', ref: `k${i}`, agentId: null, createdAt: i, text }),
+      );
+      store.index.upsert({
+        layer: 'profile',
+        ref: String(agent.id),
+        agentId: agent.id,
+        createdAt: 1,
+        text: 'me',
+      });
+    });
+  });
+
+  afterAll(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const syntax = fc.constantFrom(
+    '"',
+    '""',
+    '*',
+    '^',
+    '-',
+    '+',
+    '(',
+    ')',
+    '{',
+    '}',
+    ':',
+    'NEAR',
+    'NEAR(',
+    'AND',
+    'OR',
+    'NOT',
+    'body:',
+    'search_fts:',
+    "'",
+    '\\',
+    ',',
+    ' ',
+    '\t',
+    '\n',
+    'rank',
+    'bm25(',
+    '[',
+    ']',
+    '%',
+    '_',
+    '東京',
+    'é',
+  );
+  const fragment = fc.oneof(
+    syntax,
+    fc.string({ unit: 'grapheme', maxLength: 6 }),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+  );
+  const query = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join('').replaceAll('\u0000', ''));
+
+  it('any text gives a valid MATCH expression (or none)', () => {
+    fc.assert(
+      fc.property(query, (text) => {
+        const expression = matchExpression(queryTerms(text).map((t) => t.word));
+        if (expression === undefined) return;
+        expect(() =>
+          store.engine.read('fuzz', () => store.recall.match(expression, { agentId: 1 }, 5)),
+        ).not.toThrow();
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('a quoted operator is a word, not an operator', () => {
+    const expression = matchExpression(queryTerms('NEAR body: "quoted"').map((t) => t.word));
+    const hits = store.engine.read('t', () => store.recall.match(expression as string, { agentId: 1 }, 5));
+    expect(hits.map((h) => h.ref)).toContain('k0');
+  });
+});

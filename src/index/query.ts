@@ -1,0 +1,184 @@
+import { createRequire } from 'node:module';
+import { stemmer } from 'stemmer';
+import { hasCjk, segmentCjk } from '../core/text.js';
+
+// `stopword` ships CommonJS without type declarations; its English list is all we need.
+const requireCjs = createRequire(import.meta.url);
+const { eng: ENGLISH_STOP_WORDS } = requireCjs('stopword') as { eng: readonly string[] };
+
+/**
+ * Words that carry no retrieval signal in a question or a memory: the `stopword` package's
+ * English list, plus auxiliaries, question words and contraction fragments that list leaves in
+ * (a question's "what", "did", "kind" say what is asked, not what to look for).
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...ENGLISH_STOP_WORDS,
+  ...[
+    'does',
+    'doing',
+    'done',
+    'having',
+    'shall',
+    'will',
+    'can',
+    'cannot',
+    'whom',
+    'whose',
+    'why',
+    'when',
+    'what',
+    'which',
+    'who',
+    'how',
+    'where',
+    'yes',
+    'no',
+    'not',
+    'nor',
+    'so',
+    'just',
+    'its',
+    'itself',
+    'ours',
+    'yours',
+    'hers',
+    'theirs',
+    'us',
+    'she',
+    'they',
+    'them',
+    'myself',
+    'yourself',
+    'herself',
+    'themselves',
+    'ourselves',
+    'am',
+    'isn',
+    'aren',
+    'wasn',
+    'weren',
+    'don',
+    'didn',
+    'doesn',
+    'hasn',
+    'haven',
+    'hadn',
+    'won',
+    'wouldn',
+    'couldn',
+    'shouldn',
+    'll',
+    've',
+    're',
+    'd',
+    's',
+    't',
+    'm',
+    'o',
+    'y',
+    'also',
+    'ever',
+    'even',
+    'kind',
+    'kinds',
+    'type',
+    'types',
+    'sort',
+    'thing',
+    'things',
+    'something',
+    'anything',
+    'really',
+    'oh',
+    'ok',
+    'okay',
+    'yeah',
+    'hey',
+    'hi',
+    'wow',
+    'etc',
+    'lot',
+    'lots',
+    'much',
+    'many',
+    'very',
+    'quite',
+    'pretty',
+  ],
+]);
+
+/** True for a (lower-cased) word that carries no retrieval signal. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+// unicode61 keeps letters, numbers and private-use characters together and splits on the rest.
+const TOKEN_RE = /[\p{L}\p{N}\p{Co}]+/gu;
+const MARK_RE = /\p{M}+/gu;
+
+/**
+ * Splits text the way the index's FTS5 tokenizer (`unicode61 remove_diacritics 2`) does, after
+ * the same CJK segmentation: lower-cased words without diacritics. Case and accents never
+ * decide a match.
+ */
+export function tokenize(text: string): string[] {
+  const folded = segmentCjk(text).normalize('NFD').replace(MARK_RE, '').toLowerCase();
+  return folded.match(TOKEN_RE) ?? [];
+}
+
+/** The Porter stem of a token (CJK and numbers are left alone), as the index stems words. */
+export function stem(token: string): string {
+  if (hasCjk(token) || !/^[a-z]+$/u.test(token)) return token;
+  return stemmer(token);
+}
+
+/** One searchable word of a query. */
+export interface QueryTerm {
+  /** The word as it will be matched (tokenised, lower-cased, not stemmed: FTS5 stems it). */
+  readonly word: string;
+  /** Its Porter stem, for comparing with text in JavaScript. */
+  readonly stem: string;
+}
+
+/** At most this many distinct words of a query are searched (long texts pasted as queries). */
+export const MAX_QUERY_TERMS = 64;
+
+/**
+ * The searchable words of a user's query: tokenised like the index, stop words dropped,
+ * deduplicated by stem, at most {@link MAX_QUERY_TERMS}. When a query holds nothing but stop
+ * words, they are kept, so "who is she" still searches something.
+ */
+export function queryTerms(text: string): QueryTerm[] {
+  const tokens = tokenize(text);
+  const kept = tokens.filter(
+    (token) => !isStopWord(token) && (token.length > 1 || /\p{N}|\p{Lo}/u.test(token)),
+  );
+  const chosen = kept.length > 0 ? kept : tokens;
+  const seen = new Set<string>();
+  const terms: QueryTerm[] = [];
+  for (const word of chosen) {
+    const stemmed = stem(word);
+    if (seen.has(stemmed)) continue;
+    seen.add(stemmed);
+    terms.push({ word, stem: stemmed });
+    if (terms.length >= MAX_QUERY_TERMS) break;
+  }
+  return terms;
+}
+
+/** An FTS5 string literal: the word in double quotes, any quote doubled. */
+function quote(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The FTS5 `MATCH` expression for the given words: each one quoted (so nothing a user types is
+ * ever read as FTS5 syntax: not `NEAR`, `*`, `-`, `^`, `body:` nor brackets), joined with `OR`
+ * so BM25 ranks documents by how many and how rare the words they hold are. `undefined` when
+ * there is nothing to search.
+ */
+export function matchExpression(words: readonly string[]): string | undefined {
+  const safe = words.filter((word) => word.length > 0);
+  if (safe.length === 0) return undefined;
+  return safe.map(quote).join(' OR ');
+}

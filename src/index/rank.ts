@@ -1,0 +1,504 @@
+import type { ArchiveText, DocFilter, DocRow, MatchedDoc } from '../store/recall-repo.js';
+import { sliceCodePoints } from '../core/text.js';
+import type { Store } from '../store/store.js';
+import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
+import type { SearchOptions } from './search.js';
+
+/** The provenance filter of a search, as the repository takes it. */
+export function toDocFilter(options: SearchOptions): DocFilter {
+  return {
+    agentId: options.agentId,
+    layers: options.layers,
+    lineId: options.lineId,
+    sceneId: options.sceneId,
+    topicId: options.topicId,
+    from: options.from,
+    to: options.to,
+  };
+}
+
+/** One ranked row before it becomes a hit. */
+export interface RankedDoc {
+  readonly doc: DocRow;
+  readonly score: number;
+  readonly confidence: number;
+}
+
+/** Tuning of the ranking; the defaults were chosen on development data, see docs/benchmarks.md. */
+export interface RankWeights {
+  /** How many BM25 candidates are re-ranked (at least `limit`). */
+  readonly candidates: number;
+  /** Weight of the best neighbour's score (adjacent turns in the same scene). */
+  readonly neighbour: number;
+  /** How far (in turns) neighbours reach, and the decay per turn. */
+  readonly neighbourWindow: number;
+  readonly neighbourDecay: number;
+  /** How many of the best archive candidates spread their score to their neighbours. */
+  readonly neighbourSeeds: number;
+  /** Weight of the scene's own relevance (its best hits) in each of its rows' scores. */
+  readonly scene: number;
+  /** Weight of the recency prior, and its half-life in ms. */
+  readonly recency: number;
+  readonly recencyHalfLifeMs: number;
+  /** Weight of pseudo-relevance feedback, from how many top hits, with how many words. */
+  readonly feedback: number;
+  readonly feedbackDocs: number;
+  readonly feedbackTerms: number;
+  /** Weight of the vector list in reciprocal-rank fusion (BM25's is 1). */
+  readonly vector: number;
+  /** Feedback words come from the best hits after the priors (true) or by BM25 alone. */
+  readonly feedbackAfterPriors: boolean;
+  /** Feedback words held by more than this share of the index rows are not searched. */
+  readonly feedbackMaxShare: number;
+  /** Share of a matching topic's score its turn's records gain. */
+  readonly topic: number;
+  /** Weight of a record whose speaker (a leading `Name:` label) is named in the query. */
+  readonly speaker: number;
+}
+
+export const DEFAULT_WEIGHTS: RankWeights = {
+  candidates: 300,
+  neighbour: 0.35,
+  neighbourWindow: 2,
+  neighbourSeeds: 30,
+  neighbourDecay: 0.5,
+  scene: 0.2,
+  recency: 0.02,
+  recencyHalfLifeMs: 90 * 24 * 3600 * 1000,
+  speaker: 0.8,
+  topic: 0.3,
+  feedback: 0.2,
+  feedbackDocs: 8,
+  feedbackTerms: 10,
+  feedbackAfterPriors: false,
+  feedbackMaxShare: 0.05,
+  vector: 1,
+};
+
+interface Scored {
+  doc: DocRow;
+  lexical: number;
+  score: number;
+}
+
+/**
+ * Ranks the rows of one query: BM25 candidates (scores normalised to the best one), fused with
+ * the nearest vectors when a query vector is given, widened by pseudo-relevance feedback, then
+ * the priors (turn topics, named speakers, neighbour turns, scene relevance, recency; see
+ * docs/file-format.md, "Recall index"). Must run inside a read.
+ */
+export function rankDocuments(
+  store: Store,
+  options: SearchOptions & { readonly limit: number },
+  queryVector?: Float32Array,
+  weights: RankWeights = DEFAULT_WEIGHTS,
+): RankedDoc[] {
+  const filter = toDocFilter(options);
+  const terms = queryTerms(options.query);
+  const match = matchExpression(terms.map((term) => term.word));
+  const candidates = Math.max(weights.candidates, options.limit);
+  const matched = match ? store.recall.match(match, filter, candidates) : [];
+  const nearest = queryVector ? vectorCandidates(store, queryVector, filter, candidates) : [];
+  if (!match && nearest.length === 0) {
+    return store.recall.recent(filter, options.limit).map((doc) => ({ doc, score: 0, confidence: 0 }));
+  }
+  if (matched.length === 0 && nearest.length === 0) return [];
+  const contents = new ContentCache(store);
+  const lexical = nearest.length > 0 ? fuse(matched, nearest, weights) : normalise(matched);
+  if (weights.feedback > 0 && matched.length > 0) {
+    const seeds = weights.feedbackAfterPriors
+      ? applyPriors(store, contents, cloneScores(lexical), terms, options, weights)
+      : [...lexical.values()];
+    addFeedback(
+      store,
+      contents,
+      lexical,
+      seeds.slice(0, weights.feedbackDocs),
+      terms,
+      filter,
+      candidates,
+      weights,
+    );
+  }
+  const scored = applyPriors(store, contents, cloneScores(lexical), terms, options, weights);
+  const top = scored.slice(0, options.limit);
+  const confidence = confidenceOf(
+    store,
+    terms,
+    top.map((s) => s.doc),
+  );
+  return top.map((s) => ({ doc: s.doc, score: s.score, confidence: confidence.get(s.doc.rowid) ?? 0 }));
+}
+
+/** True when a row passes every provenance filter (vector hits are filtered after the search). */
+function passesFilter(doc: DocRow, filter: DocFilter): boolean {
+  if (doc.agentId !== null && doc.agentId !== filter.agentId) return false;
+  if (filter.layers && filter.layers.length > 0 && !filter.layers.includes(doc.layer)) return false;
+  if (filter.lineId !== undefined && doc.lineId !== filter.lineId) return false;
+  if (filter.sceneId !== undefined && doc.sceneId !== filter.sceneId) return false;
+  if (filter.topicId !== undefined && doc.topicId !== filter.topicId) return false;
+  if (filter.from !== undefined && doc.createdAt < filter.from) return false;
+  if (filter.to !== undefined && doc.createdAt >= filter.to) return false;
+  return true;
+}
+
+/** The rows nearest to the query vector that pass the filter, nearest first. */
+function vectorCandidates(store: Store, vector: Float32Array, filter: DocFilter, k: number): DocRow[] {
+  const nearest = store.vectors.nearest(vector, filter.agentId, k);
+  if (nearest.length === 0) return [];
+  const docs = new Map(store.recall.docs(nearest.map((n) => n.rowid)).map((d) => [d.rowid, d]));
+  return nearest.flatMap((n) => {
+    const doc = docs.get(n.rowid);
+    return doc && passesFilter(doc, filter) ? [doc] : [];
+  });
+}
+
+/** Reciprocal-rank fusion constant (the usual 60: ranks beyond a few dozen weigh alike). */
+const RRF_K = 60;
+
+/**
+ * Reciprocal-rank fusion of the BM25 and the vector lists: each row scores the sum of
+ * 1 / (60 + rank) over the lists that hold it, normalised to the best row, so a row found by
+ * both outranks one found by either alone. The priors then apply as for BM25 alone.
+ */
+function fuse(
+  matched: readonly MatchedDoc[],
+  nearest: readonly DocRow[],
+  weights: RankWeights,
+): Map<number, Scored> {
+  const fused = new Map<number, { doc: DocRow; value: number }>();
+  const add = (doc: DocRow, rank: number, weight: number): void => {
+    const entry = fused.get(doc.rowid) ?? { doc, value: 0 };
+    entry.value += weight / (RRF_K + rank + 1);
+    fused.set(doc.rowid, entry);
+  };
+  matched.forEach((doc, rank) => add(doc, rank, 1));
+  nearest.forEach((doc, rank) => add(doc, rank, weights.vector));
+  let best = 0;
+  for (const entry of fused.values()) best = Math.max(best, entry.value);
+  const out = new Map<number, Scored>();
+  for (const [rowid, entry] of fused) {
+    const lexical = best > 0 ? entry.value / best : 0;
+    out.set(rowid, { doc: entry.doc, lexical, score: lexical });
+  }
+  return out;
+}
+
+/** Archive contents read once per query, for the priors that look at words. */
+class ContentCache {
+  readonly #store: Store;
+  readonly #texts = new Map<number, ArchiveText>();
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  readonly #heads = new Map<number, ArchiveText>();
+
+  /** Contents of the given archive rows (by `ref`), reading only the ones not yet cached. */
+  get(docs: readonly DocRow[]): Map<number, ArchiveText> {
+    const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
+    const missing = wanted.filter((id) => !this.#texts.has(id));
+    for (const [id, text] of this.#store.recall.archiveRecords(missing)) this.#texts.set(id, text);
+    return this.#texts;
+  }
+
+  /** Speaker, role and the first characters of the content (enough for a `Name:` label). */
+  heads(docs: readonly DocRow[]): Map<number, ArchiveText> {
+    const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
+    const missing = wanted.filter((id) => !this.#heads.has(id) && !this.#texts.has(id));
+    for (const [id, text] of this.#store.recall.archiveRecords(missing, SPEAKER_HEAD_CHARS))
+      this.#heads.set(id, text);
+    const out = new Map(this.#heads);
+    for (const id of wanted) {
+      const full = this.#texts.get(id);
+      if (full) out.set(id, full);
+    }
+    return out;
+  }
+}
+
+/** Characters of a record read to find its speaker label. */
+const SPEAKER_HEAD_CHARS = 64;
+
+/** Feedback words held by more rows than this are not searched, whatever the index size. */
+const FEEDBACK_MAX_ROWS = 500;
+
+/** A fresh copy of each row's scores (priors add to `score` in place). */
+function cloneScores(scores: ReadonlyMap<number, Scored>): Map<number, Scored> {
+  const out = new Map<number, Scored>();
+  for (const [rowid, s] of scores) out.set(rowid, { doc: s.doc, lexical: s.lexical, score: s.lexical });
+  return out;
+}
+
+/** BM25 scores divided by the best one (so 1 is the best match of this query). */
+function normalise(matched: readonly MatchedDoc[]): Map<number, Scored> {
+  const best = matched[0]?.bm25 ?? 1;
+  const out = new Map<number, Scored>();
+  for (const doc of matched) {
+    const lexical = best > 0 ? doc.bm25 / best : 0;
+    out.set(doc.rowid, { doc, lexical, score: lexical });
+  }
+  return out;
+}
+
+/**
+ * Pseudo-relevance feedback: the words that the best hits share (weighted by their scores and
+ * rarity) are searched again, and what that finds adds to the lexical scores. It reaches
+ * records that say the same thing in other words than the query.
+ */
+function addFeedback(
+  store: Store,
+  cache: ContentCache,
+  lexical: Map<number, Scored>,
+  seeds: readonly Scored[],
+  terms: readonly QueryTerm[],
+  filter: DocFilter,
+  candidates: number,
+  weights: RankWeights,
+): boolean {
+  const top = seeds.filter((s) => s.doc.layer === 'archive');
+  const contents = cache.get(top.map((s) => s.doc));
+  const queryStems = new Set(terms.map((t) => t.stem));
+  const documents = store.recall.approximateDocCount();
+  const best = top[0]?.score ?? 1;
+  const weightOf = new Map<string, { word: string; weight: number }>();
+  for (const seed of top) {
+    const text = contents.get(Number(seed.doc.ref))?.content;
+    if (text === undefined) continue;
+    const seen = new Set<string>();
+    for (const word of tokenize(text)) {
+      if (isStopWord(word) || word.length < 3 || /^\d+$/u.test(word)) continue;
+      const stemmed = stem(word);
+      if (queryStems.has(stemmed) || seen.has(stemmed)) continue;
+      seen.add(stemmed);
+      const entry = weightOf.get(stemmed) ?? { word, weight: 0 };
+      entry.weight += best > 0 ? seed.score / best : 0;
+      weightOf.set(stemmed, entry);
+    }
+  }
+  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
+  const expansion = [...weightOf.entries()]
+    .filter(([, e]) => e.weight > 0)
+    .sort((a, b) => b[1].weight - a[1].weight)
+    .slice(0, weights.feedbackTerms * 3)
+    .flatMap(([stemmed, e]) => {
+      const frequency = store.recall.documentFrequency(stemmed);
+      // Words in a large share of the index say little and make the second query slow.
+      return frequency > maxFrequency ? [] : [{ word: e.word, weight: e.weight * idf(frequency, documents) }];
+    })
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, weights.feedbackTerms);
+  const match = matchExpression(expansion.map((e) => e.word));
+  if (!match) return false;
+  const more = store.recall.match(match, filter, candidates);
+  for (const [rowid, extra] of normalise(more)) {
+    const existing = lexical.get(rowid);
+    const gain = weights.feedback * extra.lexical;
+    if (existing) {
+      existing.lexical += gain;
+      existing.score += gain;
+    } else lexical.set(rowid, { doc: extra.doc, lexical: gain, score: gain });
+  }
+  return true;
+}
+
+function applyPriors(
+  store: Store,
+  cache: ContentCache,
+  byRowid: Map<number, Scored>,
+  terms: readonly QueryTerm[],
+  options: SearchOptions,
+  weights: RankWeights,
+): Scored[] {
+  addTopicRecords(store, byRowid, options, weights);
+  addSpeaker(cache, byRowid, terms, weights);
+  addNeighbourContext(store, byRowid, options, weights);
+  addSceneRelevance(byRowid, weights);
+  addRecency(byRowid, options, weights);
+  return [...byRowid.values()].sort((a, b) => b.score - a.score || b.doc.rowid - a.doc.rowid);
+}
+
+/**
+ * A turn next to a relevant turn is likely part of the same exchange (a question and its
+ * answer): each archive row gains a decayed share of its best neighbour's lexical score, and
+ * neighbours of the strongest hits join the candidates even when they hold no query word.
+ */
+function addNeighbourContext(
+  store: Store,
+  byRowid: Map<number, Scored>,
+  options: SearchOptions,
+  weights: RankWeights,
+): void {
+  if (weights.neighbour <= 0 || weights.neighbourWindow <= 0) return;
+  const seeds = [...byRowid.values()]
+    .filter((s) => s.doc.layer === 'archive' && s.doc.sceneId !== null)
+    .slice(0, weights.neighbourSeeds);
+  const boost = new Map<number, number>();
+  for (const seed of seeds) {
+    const neighbours = store.recall.sceneNeighbours(
+      seed.doc.sceneId as string,
+      seed.doc.rowid,
+      weights.neighbourWindow,
+    );
+    const seedIndex = neighbours.findIndex((n) => n.rowid > seed.doc.rowid);
+    const center = seedIndex === -1 ? neighbours.length : seedIndex;
+    neighbours.forEach((neighbour, i) => {
+      const distance = i < center ? center - i : i - center + 1;
+      const gain = seed.lexical * Math.pow(weights.neighbourDecay, distance - 1);
+      boost.set(neighbour.rowid, Math.max(boost.get(neighbour.rowid) ?? 0, gain));
+      if (!byRowid.has(neighbour.rowid) && passesTime(neighbour, options)) {
+        byRowid.set(neighbour.rowid, { doc: neighbour, lexical: 0, score: 0 });
+      }
+    });
+  }
+  for (const [rowid, gain] of boost) {
+    const scored = byRowid.get(rowid);
+    if (scored) scored.score += weights.neighbour * gain;
+  }
+}
+
+/** Records of a matching topic that share its score (a turn's input and output come first). */
+const TOPIC_RECORDS = 8;
+
+/**
+ * A turn's topic (its name and keywords) matching the query speaks for the turn's records:
+ * they gain a share of the topic's lexical score, and join the candidates.
+ */
+function addTopicRecords(
+  store: Store,
+  byRowid: Map<number, Scored>,
+  options: SearchOptions,
+  weights: RankWeights,
+): void {
+  if (weights.topic <= 0) return;
+  if (options.layers !== undefined && !options.layers.includes('archive')) return;
+  const topics = [...byRowid.values()].filter((s) => s.doc.layer === 'topic').slice(0, 50);
+  for (const topic of topics) {
+    for (const record of store.recall.topicRecords(topic.doc.ref, TOPIC_RECORDS)) {
+      if (!passesTime(record, options)) continue;
+      if (options.sceneId !== undefined && record.sceneId !== options.sceneId) continue;
+      const existing = byRowid.get(record.rowid);
+      const gain = weights.topic * topic.lexical;
+      if (existing) {
+        existing.lexical = Math.max(existing.lexical, gain);
+        existing.score += gain;
+      } else byRowid.set(record.rowid, { doc: record, lexical: gain, score: gain });
+    }
+  }
+}
+
+const SPEAKER_RE = /^\s*([\p{L}\p{N}][\p{L}\p{N} .'_-]{0,39}):\s/u;
+
+/** The speaker label of a transcript line (`Caroline: …` gives `Caroline`), if any. */
+export function speakerOf(text: string): string | undefined {
+  return SPEAKER_RE.exec(text)?.[1];
+}
+
+/**
+ * A question that names a person is most often answered by what that person said: archive
+ * records whose speaker label is named in the query gain a fixed share.
+ */
+function addSpeaker(
+  cache: ContentCache,
+  byRowid: Map<number, Scored>,
+  terms: readonly QueryTerm[],
+  weights: RankWeights,
+): void {
+  if (weights.speaker <= 0) return;
+  const stems = new Set(terms.map((t) => t.stem));
+  const archive = [...byRowid.values()].filter((s) => s.doc.layer === 'archive');
+  const contents = cache.heads(archive.map((s) => s.doc));
+  for (const s of archive) {
+    const record = contents.get(Number(s.doc.ref));
+    const speaker = record && (record.speaker ?? speakerOf(record.content));
+    if (speaker !== undefined && tokenize(speaker).some((word) => stems.has(stem(word)))) {
+      s.score += weights.speaker;
+    }
+  }
+}
+
+function passesTime(doc: DocRow, options: SearchOptions): boolean {
+  if (options.from !== undefined && doc.createdAt < options.from) return false;
+  if (options.to !== undefined && doc.createdAt >= options.to) return false;
+  return true;
+}
+
+/** Rows of a scene that is relevant as a whole (several good hits) rank above stray hits. */
+function addSceneRelevance(byRowid: Map<number, Scored>, weights: RankWeights): void {
+  if (weights.scene <= 0) return;
+  const perScene = new Map<string, number[]>();
+  for (const s of byRowid.values()) {
+    if (s.doc.sceneId === null || s.lexical <= 0) continue;
+    const list = perScene.get(s.doc.sceneId) ?? [];
+    list.push(s.lexical);
+    perScene.set(s.doc.sceneId, list);
+  }
+  const sceneScore = new Map<string, number>();
+  let bestScene = 0;
+  for (const [sceneId, scores] of perScene) {
+    const value = scores
+      .sort((a, b) => b - a)
+      .slice(0, 3)
+      .reduce((sum, v) => sum + v, 0);
+    sceneScore.set(sceneId, value);
+    bestScene = Math.max(bestScene, value);
+  }
+  if (bestScene <= 0) return;
+  for (const s of byRowid.values()) {
+    if (s.doc.sceneId === null) continue;
+    s.score += weights.scene * ((sceneScore.get(s.doc.sceneId) ?? 0) / bestScene);
+  }
+}
+
+/** Newer rows win ties: a small prior decaying with age relative to the newest candidate. */
+function addRecency(byRowid: Map<number, Scored>, options: SearchOptions, weights: RankWeights): void {
+  if (weights.recency <= 0) return;
+  let newest = options.now ?? Number.NEGATIVE_INFINITY;
+  if (options.now === undefined) for (const s of byRowid.values()) newest = Math.max(newest, s.doc.createdAt);
+  for (const s of byRowid.values()) {
+    const age = Math.max(0, newest - s.doc.createdAt);
+    s.score += weights.recency * Math.pow(0.5, age / weights.recencyHalfLifeMs);
+  }
+}
+
+/** Characters of a hit's text compared with the query for its confidence. */
+const CONFIDENCE_MAX_CHARS = 50_000;
+
+/** Inverse document frequency (BM25's, floored at a small positive value). */
+function idf(documentFrequency: number, documents: number): number {
+  const n = Math.max(documents, documentFrequency, 1);
+  return Math.max(0.05, Math.log(1 + (n - documentFrequency + 0.5) / (documentFrequency + 0.5)));
+}
+
+/**
+ * The calibrated confidence of each row: the IDF-weighted share of the query's words found in
+ * the row's verbatim text (see {@link SearchHit.confidence}).
+ */
+function confidenceOf(
+  store: Store,
+  terms: readonly QueryTerm[],
+  docs: readonly DocRow[],
+): Map<number, number> {
+  const out = new Map<number, number>();
+  if (terms.length === 0 || docs.length === 0) return out;
+  const documents = store.recall.approximateDocCount();
+  const weightsByStem = new Map(
+    terms.map((t) => [t.stem, idf(store.recall.documentFrequency(t.stem), documents)]),
+  );
+  const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
+  const texts = store.recall.resolve(docs);
+  for (const doc of docs) {
+    const text = texts.get(doc.rowid)?.text;
+    if (text === undefined || total <= 0) {
+      out.set(doc.rowid, 0);
+      continue;
+    }
+    // Only the head of a very long text (a node's full context) is compared.
+    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
+    let found = 0;
+    for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
+    out.set(doc.rowid, Math.min(1, found / total));
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+import { sliceCodePoints } from '../core/text.js';
+import type { Embedder } from '../llm/types.js';
+import type { DocRow, ResolvedText } from '../store/recall-repo.js';
+import type { Store } from '../store/store.js';
+
+/** Texts longer than this (code points) are cut before embedding; embedders have input limits. */
+export const EMBED_MAX_CHARS = 8000;
+
+/** What a backfill did. */
+export interface BackfillReport {
+  /** Rows that got a vector. */
+  readonly embedded: number;
+  /** Rows skipped because they changed or vanished while their vector was computed. */
+  readonly skipped: number;
+  /** Rows still pending afterwards. */
+  readonly pending: number;
+}
+
+/** Options of {@link backfillEmbeddings}. */
+export interface BackfillOptions {
+  /** Rows per `embed` call and per write transaction (default 32). */
+  readonly batchSize?: number;
+  /** Stop after this many rows (default: all pending rows). */
+  readonly limit?: number;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Makes `embedder` the file's embedding model (creating the vector table the first time).
+ * A different model than the one the file's vectors were made with is a `CONFLICT`, unless
+ * `replace` is set: then every vector is dropped and recomputed by later backfills.
+ */
+export function configureEmbedder(
+  store: Store,
+  embedder: Embedder,
+  options: { readonly replace?: boolean } = {},
+): 'created' | 'unchanged' | 'replaced' {
+  const model = { modelId: embedder.modelId, dimensions: embedder.dimensions };
+  const current = store.engine.read('configure embedder', () => store.vectors.model());
+  if (current && current.modelId === model.modelId && current.dimensions === model.dimensions)
+    return 'unchanged';
+  return store.engine.write('configure embedder', () =>
+    store.vectors.configure(model, options.replace ?? false),
+  );
+}
+
+/** The text a row is embedded from: the verbatim text (with the speaker for utterances). */
+export function embeddingText(doc: DocRow, resolved: ResolvedText): string {
+  const text =
+    doc.layer === 'archive' && resolved.speaker ? `${resolved.speaker}: ${resolved.text}` : resolved.text;
+  return sliceCodePoints(text, EMBED_MAX_CHARS);
+}
+
+/**
+ * Computes the vectors of index rows whose embedding is pending. Texts are read in one short
+ * read, embedded with no transaction open, then written in one short write that first checks
+ * each row still holds the text that was embedded (a row rewritten meanwhile stays pending).
+ * A failing embedder rejects with its error; what was stored before stays stored.
+ *
+ * @example
+ * ```ts
+ * const report = await backfillEmbeddings(store, embedder, { onProgress: (done, total) => bar.update(done, total) });
+ * ```
+ */
+export async function backfillEmbeddings(
+  store: Store,
+  embedder: Embedder,
+  options: BackfillOptions = {},
+): Promise<BackfillReport> {
+  configureEmbedder(store, embedder);
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const total = Math.min(
+    limit,
+    store.engine.read('backfill', () => store.vectors.pendingCount()),
+  );
+  let embedded = 0;
+  let skipped = 0;
+  let after = 0;
+  while (embedded + skipped < limit) {
+    const want = Math.min(batchSize, limit - embedded - skipped);
+    const batch = store.engine.read('backfill', () => readPending(store, want, after));
+    if (batch.length === 0) break;
+    after = (batch[batch.length - 1] as { rowid: number }).rowid;
+    const vectors = await embedder.embed(batch.map((b) => b.text));
+    const saved = store.engine.write('backfill', () => saveIfUnchanged(store, batch, vectors));
+    embedded += saved;
+    skipped += batch.length - saved;
+    options.onProgress?.(embedded + skipped, total);
+  }
+  const pending = store.engine.read('backfill', () => store.vectors.pendingCount());
+  return { embedded, skipped, pending };
+}
+
+interface PendingText {
+  readonly rowid: number;
+  readonly text: string;
+}
+
+function readPending(store: Store, limit: number, after: number): PendingText[] {
+  const docs = store.recall.docs(store.vectors.pending(limit, after)).sort((a, b) => a.rowid - b.rowid);
+  const resolved = store.recall.resolve(docs);
+  return docs.map((doc) => {
+    const r = resolved.get(doc.rowid);
+    // A row whose record is gone is embedded from nothing: it stays findable by BM25 only until removed.
+    return { rowid: doc.rowid, text: r ? embeddingText(doc, r) : '' };
+  });
+}
+
+function saveIfUnchanged(
+  store: Store,
+  batch: readonly PendingText[],
+  vectors: readonly Float32Array[],
+): number {
+  const docs = store.recall.docs(batch.map((b) => b.rowid));
+  const now = store.recall.resolve(docs);
+  const byRowid = new Map(docs.map((d) => [d.rowid, d]));
+  let saved = 0;
+  batch.forEach((item, i) => {
+    const doc = byRowid.get(item.rowid);
+    const resolved = now.get(item.rowid);
+    const vector = vectors[i];
+    if (!doc || !resolved || !vector || embeddingText(doc, resolved) !== item.text) return;
+    if (store.vectors.save(item.rowid, vector)) saved++;
+  });
+  return saved;
+}

@@ -1,0 +1,431 @@
+import type { Engine } from './engine.js';
+import type { IndexLayer } from './index-repo.js';
+
+/** Which index rows a query may see. `undefined` filters are not applied. */
+export interface DocFilter {
+  /** The asking agent; rows of other agents are never returned, file-wide rows (agent null) always are. */
+  readonly agentId: number;
+  readonly layers?: readonly IndexLayer[] | undefined;
+  readonly lineId?: string | undefined;
+  readonly sceneId?: string | undefined;
+  readonly topicId?: string | undefined;
+  /** Inclusive lower bound on `created_at` (ms). */
+  readonly from?: number | undefined;
+  /** Exclusive upper bound on `created_at` (ms). */
+  readonly to?: number | undefined;
+}
+
+/** One row of `search_docs`: where an indexed text came from. */
+export interface DocRow {
+  readonly rowid: number;
+  readonly agentId: number | null;
+  readonly layer: IndexLayer;
+  readonly ref: string;
+  readonly part: string;
+  readonly lineId: string | null;
+  readonly sceneId: string | null;
+  readonly topicId: string | null;
+  readonly createdAt: number;
+}
+
+/** A document matched by FTS5, with its BM25 score (higher is better). */
+export interface MatchedDoc extends DocRow {
+  readonly bm25: number;
+}
+
+interface RawDoc {
+  rowid: number;
+  agent_id: number | null;
+  layer: IndexLayer;
+  ref: string;
+  part: string;
+  line_id: string | null;
+  scene_id: string | null;
+  topic_id: string | null;
+  created_at: number;
+  bm25?: number;
+}
+
+const toDoc = (row: RawDoc): DocRow => ({
+  rowid: row.rowid,
+  agentId: row.agent_id,
+  layer: row.layer,
+  ref: row.ref,
+  part: row.part,
+  lineId: row.line_id,
+  sceneId: row.scene_id,
+  topicId: row.topic_id,
+  createdAt: row.created_at,
+});
+
+const DOC_COLUMNS =
+  'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at';
+
+// One static statement for every filter combination: an absent filter is bound as NULL.
+const FILTER_SQL = `(d.agent_id = :agent OR d.agent_id IS NULL)
+  AND (:layers IS NULL OR d.layer IN (SELECT value FROM json_each(:layers)))
+  AND (:line IS NULL OR d.line_id = :line)
+  AND (:scene IS NULL OR d.scene_id = :scene)
+  AND (:topic IS NULL OR d.topic_id = :topic)
+  AND (:from IS NULL OR d.created_at >= :from)
+  AND (:to IS NULL OR d.created_at < :to)`;
+
+function filterParams(filter: DocFilter): Record<string, unknown> {
+  return {
+    agent: filter.agentId,
+    layers: filter.layers && filter.layers.length > 0 ? JSON.stringify(filter.layers) : null,
+    line: filter.lineId ?? null,
+    scene: filter.sceneId ?? null,
+    topic: filter.topicId ?? null,
+    from: filter.from ?? null,
+    to: filter.to ?? null,
+  };
+}
+
+/** An archive record's words and speaker. */
+export interface ArchiveText {
+  readonly content: string;
+  /** Who spoke, when the record names a speaker. */
+  readonly speaker: string | undefined;
+  readonly role: string | undefined;
+  /** Length of the whole content in characters (even when only its head was read). */
+  readonly chars: number;
+}
+
+/** The verbatim text behind an index row, and where it sits. */
+export interface ResolvedText {
+  readonly rowid: number;
+  /** The indexed text of this row, read back from the verbatim table. */
+  readonly text: string;
+  /** For archive rows: `user`, `agent`, `system`, `dream`; for others undefined. */
+  readonly role?: string | undefined;
+  /** For archive utterances: who spoke, when named. */
+  readonly speaker?: string | undefined;
+  /** For archive events: the event type. */
+  readonly eventType?: string | undefined;
+  /** For radial nodes: the node's position on its line (1 = newest). */
+  readonly position?: number | undefined;
+  /** For radial nodes: the task label; for knowledge nodes: the title; for topics: the name. */
+  readonly title?: string | undefined;
+  /** Shorter renderings of the record, when it has stored ones (radial summaries). */
+  readonly levels?:
+    | { readonly brief?: string; readonly summary?: string; readonly detailed?: string }
+    | undefined;
+}
+
+/**
+ * The read side of the recall index: FTS5 matching with provenance filters, term statistics,
+ * neighbours in a scene, and reading the verbatim text behind a hit. All SQL of recall lives
+ * here; `src/index/` ranks and assembles.
+ */
+export class RecallRepo {
+  readonly #engine: Engine;
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /**
+   * Rows matching the FTS5 expression `match` (built by `src/index/query.ts`, never user text),
+   * best BM25 first, at most `limit`.
+   */
+  match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {
+    const rows = this.#engine
+      .statement(
+        `SELECT ${DOC_COLUMNS}, -bm25(search_fts) AS bm25
+         FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
+         WHERE search_fts MATCH :match AND ${FILTER_SQL}
+         ORDER BY bm25 DESC LIMIT :limit`,
+      )
+      .all({ ...filterParams(filter), match, limit }) as RawDoc[];
+    return rows.map((row) => ({ ...toDoc(row), bm25: row.bm25 ?? 0 }));
+  }
+
+  /** The bare FTS5 floor: rowids matching `match`, best first (benchmarks compare against it). */
+  matchBare(match: string, limit: number): number[] {
+    return this.#engine
+      .statement('SELECT rowid FROM search_fts WHERE search_fts MATCH ? ORDER BY rank LIMIT ?')
+      .pluck()
+      .all(match, limit) as number[];
+  }
+
+  /** Index rows by rowid (in no particular order; missing rowids are skipped). */
+  docs(rowids: readonly number[]): DocRow[] {
+    if (rowids.length === 0) return [];
+    const rows = this.#engine
+      .statement(`SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.rowid IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(rowids)) as RawDoc[];
+    return rows.map(toDoc);
+  }
+
+  /** Index rows that pass `filter`, newest first (recall without query words). */
+  recent(filter: DocFilter, limit: number): DocRow[] {
+    const rows = this.#engine
+      .statement(
+        `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE ${FILTER_SQL}
+         ORDER BY d.created_at DESC, d.rowid DESC LIMIT :limit`,
+      )
+      .all({ ...filterParams(filter), limit }) as RawDoc[];
+    return rows.map(toDoc);
+  }
+
+  /** How many index rows hold `term` (an FTS5-stemmed token); 0 when none. */
+  documentFrequency(term: string): number {
+    const count = this.#engine.statement('SELECT doc FROM search_vocab WHERE term = ?').pluck().get(term) as
+      | number
+      | undefined;
+    return count ?? 0;
+  }
+
+  /** An upper estimate of the number of index rows, in constant time (the largest rowid). */
+  approximateDocCount(): number {
+    return (this.#engine.statement('SELECT max(rowid) FROM search_docs').pluck().get() as number | null) ?? 0;
+  }
+
+  /**
+   * The archive rows of the same scene just before and after `rowid` (in insertion order,
+   * which is conversation order), at most `window` on each side.
+   */
+  sceneNeighbours(sceneId: string, rowid: number, window: number): DocRow[] {
+    const rows = this.#engine
+      .statement(
+        `SELECT * FROM (SELECT ${DOC_COLUMNS} FROM search_docs d
+           WHERE d.scene_id = :scene AND d.rowid < :rowid AND d.layer = 'archive' ORDER BY d.rowid DESC LIMIT :window)
+         UNION ALL
+         SELECT * FROM (SELECT ${DOC_COLUMNS} FROM search_docs d
+           WHERE d.scene_id = :scene AND d.rowid > :rowid AND d.layer = 'archive' ORDER BY d.rowid ASC LIMIT :window)`,
+      )
+      .all({ scene: sceneId, rowid, window }) as RawDoc[];
+    return rows.map(toDoc).sort((a, b) => a.rowid - b.rowid);
+  }
+
+  /**
+   * Archive records by id (one query): what was said and by whom, for ranking by their words.
+   * With `headChars`, only the first that many characters of each content are read.
+   */
+  archiveRecords(ids: readonly number[], headChars?: number): Map<number, ArchiveText> {
+    const out = new Map<number, ArchiveText>();
+    if (ids.length === 0) return out;
+    const rows = this.#engine
+      .statement(
+        `SELECT id, CASE WHEN :head IS NULL THEN content ELSE substr(content, 1, :head) END AS content, speaker, role,
+                length(content) AS chars
+         FROM archive WHERE id IN (SELECT value FROM json_each(:ids))`,
+      )
+      .all({ ids: JSON.stringify(ids), head: headChars ?? null }) as {
+      id: number;
+      content: string;
+      speaker: string | null;
+      role: string | null;
+      chars: number;
+    }[];
+    for (const row of rows) {
+      out.set(row.id, {
+        content: row.content,
+        speaker: row.speaker ?? undefined,
+        role: row.role ?? undefined,
+        chars: row.chars,
+      });
+    }
+    return out;
+  }
+
+  /** The first `limit` archive rows of a topic (a turn's records), in slot order. */
+  topicRecords(topicId: string, limit: number): DocRow[] {
+    const rows = this.#engine
+      .statement(
+        `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.topic_id = ? AND d.layer = 'archive' ORDER BY d.rowid LIMIT ?`,
+      )
+      .all(topicId, limit) as RawDoc[];
+    return rows.map(toDoc);
+  }
+
+  /**
+   * Bytes on disk (SQLite pages) of the recall index (`search_*` tables and their indexes)
+   * and of the verbatim tables it is derived from, for size reports.
+   */
+  footprint(): { indexBytes: number; verbatimBytes: number; byTable: Record<string, number> } {
+    const rows = this.#engine
+      .statement('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name')
+      .all() as { name: string; bytes: number }[];
+    const verbatim = new Set([
+      'archive',
+      'nodes',
+      'topics',
+      'scenes',
+      'lines',
+      'kg_nodes',
+      'kg_edges',
+      'profiles',
+    ]);
+    let indexBytes = 0;
+    let verbatimBytes = 0;
+    const byTable: Record<string, number> = {};
+    for (const row of rows) {
+      byTable[row.name] = row.bytes;
+      if (row.name.startsWith('search_') || row.name.startsWith('sqlite_autoindex_search_'))
+        indexBytes += row.bytes;
+      else if (verbatim.has(row.name)) verbatimBytes += row.bytes;
+    }
+    return { indexBytes, verbatimBytes, byTable };
+  }
+
+  /** Reads the verbatim text behind each row (rows whose record is gone are skipped). */
+  resolve(docs: readonly DocRow[]): Map<number, ResolvedText> {
+    const out = new Map<number, ResolvedText>();
+    for (const doc of docs) {
+      const resolved = this.#resolveOne(doc);
+      if (resolved) out.set(doc.rowid, resolved);
+    }
+    return out;
+  }
+
+  #resolveOne(doc: DocRow): ResolvedText | undefined {
+    switch (doc.layer) {
+      case 'archive':
+        return this.#resolveArchive(doc);
+      case 'radial':
+        return this.#resolveNode(doc);
+      case 'topic':
+        return this.#resolveTopic(doc);
+      case 'knowledge':
+        return this.#resolveKnowledge(doc);
+      case 'profile':
+        return this.#resolveProfile(doc);
+      default:
+        return undefined;
+    }
+  }
+
+  #resolveArchive(doc: DocRow): ResolvedText | undefined {
+    const row = this.#engine
+      .statement('SELECT content, role, speaker, kind, event_type FROM archive WHERE id = ?')
+      .get(Number(doc.ref)) as
+      | {
+          content: string;
+          role: string | null;
+          speaker: string | null;
+          kind: string;
+          event_type: string | null;
+        }
+      | undefined;
+    if (!row) return undefined;
+    return {
+      rowid: doc.rowid,
+      text: row.content,
+      role: row.role ?? undefined,
+      speaker: row.speaker ?? undefined,
+      eventType: row.event_type ?? undefined,
+    };
+  }
+
+  #resolveNode(doc: DocRow): ResolvedText | undefined {
+    const row = this.#engine
+      .statement(
+        `SELECT n.task_label, n.conversation_summary, n.full_context, n.s_origin, n.s_brief, n.s_summary,
+                n.s_detailed, l.next_seq - n.line_seq AS position
+         FROM nodes n JOIN lines l ON l.agent_id = n.agent_id AND l.id = n.line_id WHERE n.id = ?`,
+      )
+      .get(doc.ref) as
+      | {
+          task_label: string;
+          conversation_summary: string;
+          full_context: string;
+          s_origin: string | null;
+          s_brief: string | null;
+          s_summary: string | null;
+          s_detailed: string | null;
+          position: number;
+        }
+      | undefined;
+    if (!row) return undefined;
+    const summary =
+      row.s_detailed ?? row.s_summary ?? row.s_brief ?? row.s_origin ?? row.conversation_summary;
+    const text =
+      doc.part === 'label'
+        ? row.task_label
+        : doc.part === 'full'
+          ? row.full_context
+          : doc.part === 'conversation'
+            ? row.conversation_summary
+            : summary;
+    const levels: { brief?: string; summary?: string; detailed?: string } = {};
+    if (row.s_brief !== null) levels.brief = row.s_brief;
+    if (row.s_summary !== null) levels.summary = row.s_summary;
+    if (row.s_detailed !== null) levels.detailed = row.s_detailed;
+    return { rowid: doc.rowid, text, position: row.position, title: row.task_label, levels };
+  }
+
+  #resolveTopic(doc: DocRow): ResolvedText | undefined {
+    const row = this.#engine
+      .statement('SELECT name, keywords, outcome FROM topics WHERE id = ?')
+      .get(doc.ref) as { name: string | null; keywords: string; outcome: string | null } | undefined;
+    if (!row) return undefined;
+    const keywords = parseStringArray(row.keywords);
+    const text = [row.name ?? '', keywords.join(', '), row.outcome ?? '']
+      .filter((s) => s.length > 0)
+      .join(' — ');
+    return { rowid: doc.rowid, text, title: row.name ?? undefined };
+  }
+
+  #resolveKnowledge(doc: DocRow): ResolvedText | undefined {
+    const row = this.#engine
+      .statement(
+        `SELECT n.title, n.type, n.content, n.observations, g.label AS graph
+         FROM kg_nodes n JOIN kg_graphs g ON g.id = n.graph_id WHERE n.id = ?`,
+      )
+      .get(doc.ref) as
+      | { title: string; type: string; content: string; observations: string; graph: string }
+      | undefined;
+    if (!row) return undefined;
+    const body = [row.content, ...parseStringArray(row.observations)].filter((s) => s.length > 0).join('\n');
+    const text = body.length > 0 ? `${row.title}: ${body}` : row.title;
+    return { rowid: doc.rowid, text, title: `${row.graph} / ${row.title}` };
+  }
+
+  #resolveProfile(doc: DocRow): ResolvedText | undefined {
+    const row = this.#engine
+      .statement('SELECT name, role, personality, preferences FROM profiles WHERE agent_id = ?')
+      .get(doc.agentId ?? Number(doc.ref)) as
+      | { name: string; role: string; personality: string; preferences: string }
+      | undefined;
+    if (!row) return undefined;
+    const preferences = Object.entries(parseStringRecord(row.preferences))
+      .map(([key, value]) => `${key}: ${value}`)
+      .join('; ');
+    const fields: Record<string, string> = {
+      name: row.name,
+      role: row.role,
+      personality: row.personality,
+      preferences,
+    };
+    const text =
+      doc.part in fields
+        ? (fields[doc.part] ?? '')
+        : [row.name, row.role, row.personality, preferences].filter((s) => s.length > 0).join('. ');
+    return { rowid: doc.rowid, text, title: row.name };
+  }
+}
+
+function parseStringArray(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseStringRecord(json: string): Record<string, string> {
+  try {
+    const value: unknown = JSON.parse(json);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    );
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,178 @@
+import * as sqliteVec from 'sqlite-vec';
+import { HedgehopError } from '../core/errors.js';
+import type { Engine } from './engine.js';
+
+/** The embedding model a file's vectors were made with (stored in `meta`). */
+export interface VectorModel {
+  readonly modelId: string;
+  readonly dimensions: number;
+}
+
+/** One nearest neighbour: an index rowid and its cosine distance (0 = same direction). */
+export interface VectorMatch {
+  readonly rowid: number;
+  readonly distance: number;
+}
+
+const MODEL_KEY = 'embedder.model';
+const DIMENSIONS_KEY = 'embedder.dimensions';
+
+/** Agent id under which file-wide rows (knowledge, agent null) are stored in the vector table. */
+const FILE_WIDE = 0;
+
+function blob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/**
+ * Vectors of the recall index, in an sqlite-vec `vec0` table (`search_vec`, cosine distance,
+ * one row per `search_docs` rowid, with the owning agent as a metadata column so a k-nearest
+ * search never crosses agents). The table is created when an embedder is first configured,
+ * since only then is its dimension known; the model id and dimension go into `meta`, and
+ * vectors of another model are never mixed in.
+ */
+export class VectorRepo {
+  readonly #engine: Engine;
+  #loaded = false;
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /** Loads sqlite-vec into this connection (once). */
+  #load(): void {
+    if (this.#loaded) return;
+    this.#engine.loadExtension(sqliteVec.getLoadablePath());
+    this.#loaded = true;
+  }
+
+  /** The configured model, or undefined when the file has no vectors. */
+  model(): VectorModel | undefined {
+    const get = (key: string): string | undefined =>
+      this.#engine.statement('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
+    const modelId = get(MODEL_KEY);
+    const dimensions = Number(get(DIMENSIONS_KEY));
+    if (modelId === undefined || !Number.isInteger(dimensions) || dimensions <= 0) return undefined;
+    return { modelId, dimensions };
+  }
+
+  /** True when the file holds (or expects) vectors. */
+  enabled(): boolean {
+    return this.model() !== undefined;
+  }
+
+  /**
+   * Makes `model` the file's embedding model. The first time, creates the vector table and
+   * marks every index row pending. Another model than the stored one is a `CONFLICT` unless
+   * `replace` is set, in which case every vector is dropped and every row becomes pending.
+   * Must run inside a write.
+   */
+  configure(model: VectorModel, replace = false): 'created' | 'unchanged' | 'replaced' {
+    const current = this.model();
+    if (current && current.modelId === model.modelId && current.dimensions === model.dimensions) {
+      return 'unchanged';
+    }
+    if (current && !replace) {
+      throw new HedgehopError(
+        'CONFLICT',
+        `embedder: this file's vectors were made with ${current.modelId} (${current.dimensions} dimensions), not ${model.modelId} (${model.dimensions}); vectors of two models are never mixed (reset the embeddings to switch)`,
+      );
+    }
+    this.#load();
+    this.#engine.exec('configure vectors', 'DROP TABLE IF EXISTS search_vec');
+    this.#engine.exec(
+      'configure vectors',
+      `CREATE VIRTUAL TABLE search_vec USING vec0(agent_id integer, embedding float[${model.dimensions}] distance_metric=cosine)`,
+    );
+    const set = this.#engine.statement(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
+    set.run(MODEL_KEY, model.modelId);
+    set.run(DIMENSIONS_KEY, String(model.dimensions));
+    this.#engine.statement("UPDATE search_docs SET embed_state = 'pending'").run();
+    return current ? 'replaced' : 'created';
+  }
+
+  /** Drops the vector of one row (its text changed or it was removed). Must run inside a write. */
+  delete(rowid: number): void {
+    if (!this.enabled()) return;
+    this.#load();
+    this.#engine.statement('DELETE FROM search_vec WHERE rowid = ?').run(BigInt(rowid));
+  }
+
+  /** Drops every vector and marks every row pending (after a rebuild). Must run inside a write. */
+  invalidateAll(): void {
+    if (!this.enabled()) return;
+    this.#load();
+    this.#engine.statement('DELETE FROM search_vec').run();
+    this.#engine.statement("UPDATE search_docs SET embed_state = 'pending'").run();
+  }
+
+  /** Rowids whose embedding is pending, oldest first. */
+  pending(limit: number, after = 0): number[] {
+    return this.#engine
+      .statement(
+        "SELECT rowid FROM search_docs WHERE embed_state = 'pending' AND rowid > ? ORDER BY rowid LIMIT ?",
+      )
+      .pluck()
+      .all(after, limit) as number[];
+  }
+
+  /** How many rows wait for an embedding. */
+  pendingCount(): number {
+    return this.#engine
+      .statement("SELECT count(*) FROM search_docs WHERE embed_state = 'pending'")
+      .pluck()
+      .get() as number;
+  }
+
+  /**
+   * Stores the vector of a row and marks it ready, if the row still exists and is still
+   * pending. Must run inside a write.
+   */
+  save(rowid: number, vector: Float32Array): boolean {
+    const model = this.model();
+    if (!model) throw new HedgehopError('CONFLICT', 'vectors: no embedder is configured for this file');
+    if (vector.length !== model.dimensions) {
+      throw new HedgehopError(
+        'INVALID_INPUT',
+        `embedding: expected ${model.dimensions} dimensions (${model.modelId}), got ${vector.length}`,
+        { field: 'embedding' },
+      );
+    }
+    const row = this.#engine
+      .statement('SELECT agent_id, embed_state FROM search_docs WHERE rowid = ?')
+      .get(rowid) as { agent_id: number | null; embed_state: string } | undefined;
+    if (!row || row.embed_state !== 'pending') return false;
+    this.#load();
+    this.#engine.statement('DELETE FROM search_vec WHERE rowid = ?').run(BigInt(rowid));
+    this.#engine
+      .statement('INSERT INTO search_vec (rowid, agent_id, embedding) VALUES (?, ?, ?)')
+      .run(BigInt(rowid), BigInt(row.agent_id ?? FILE_WIDE), blob(vector));
+    this.#engine.statement("UPDATE search_docs SET embed_state = 'ready' WHERE rowid = ?").run(rowid);
+    return true;
+  }
+
+  /**
+   * The `k` nearest rows to `vector` among the agent's own and the file-wide rows, nearest
+   * first. Empty when the file has no vectors.
+   */
+  nearest(vector: Float32Array, agentId: number, k: number): VectorMatch[] {
+    const model = this.model();
+    if (!model || vector.length !== model.dimensions || k <= 0) return [];
+    this.#load();
+    const statement = this.#engine.statement(
+      `SELECT rowid, distance FROM search_vec WHERE embedding MATCH ? AND k = ? AND agent_id = ? ORDER BY distance`,
+    );
+    const query = blob(vector);
+    const own = statement.all(query, k, BigInt(agentId)) as { rowid: number | bigint; distance: number }[];
+    const shared = statement.all(query, k, BigInt(FILE_WIDE)) as {
+      rowid: number | bigint;
+      distance: number;
+    }[];
+    return [...own, ...shared]
+      .map((r) => ({ rowid: Number(r.rowid), distance: r.distance }))
+      .sort((a, b) => a.distance - b.distance)
+      .slice(0, k);
+  }
+}

@@ -1,0 +1,276 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import type { Agent } from '../../src/api/agent.js';
+import { HedgehopError } from '../../src/core/errors.js';
+import { countTokens } from '../../src/core/tokens.js';
+import { searchIndex } from '../../src/index/search.js';
+import { reindex } from '../../src/memory/recall/reindex.js';
+
+const DAY = 24 * 3600 * 1000;
+const T0 = Date.UTC(2024, 0, 10, 12, 0);
+
+let dir: string;
+let db: MemoryDB;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hedgehop-recall-'));
+  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+});
+
+afterEach(async () => {
+  if (!db.closed) await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One scene per list of exchanges, each exchange one turn (input by the user, output by the agent). */
+async function converse(agent: Agent, scenes: readonly { at: number; turns: readonly [string, string][] }[]) {
+  for (const scene of scenes) {
+    let first = true;
+    for (const [input, output] of scene.turns) {
+      await agent.search(first ? { newScene: true } : {});
+      first = false;
+      await agent.update({ input, output, createdAt: scene.at });
+    }
+  }
+}
+
+async function seed(agent: Agent): Promise<void> {
+  await converse(agent, [
+    {
+      at: T0,
+      turns: [
+        ['We rotated the JWT signing secret today', 'Noted: the JWT secret now lives in the vault'],
+        ['The staging database migration failed', 'I rolled the migration back'],
+      ],
+    },
+    {
+      at: T0 + 30 * DAY,
+      turns: [
+        ['Let us plan the kayak trip to the fjords', 'The kayak rental opens in June'],
+        ['東京都の会議は来週です', '会議の資料を準備します'],
+      ],
+    },
+  ]);
+}
+
+describe('recall', () => {
+  it('finds archive records and points back to the verbatim record', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    const result = await agent.recall('where does the JWT secret live?', { layers: ['archive'] });
+    expect(result.hits.length).toBeGreaterThan(0);
+    const top = result.hits[0]!;
+    expect(top.text).toContain('JWT');
+    expect(top.provenance.table).toBe('archive');
+    expect(top.provenance.agent).toBe('primary');
+    expect(top.provenance.createdAt).toBe(T0);
+    const records = await agent.searchArchive({ sceneId: top.provenance.sceneId! });
+    const record = records.find((r) => r.id === top.provenance.sourceId);
+    expect(record?.content).toBe(top.text);
+    expect(record?.topicId).toBe(top.provenance.topicId);
+    expect(top.confidence).toBeGreaterThan(0.5);
+    expect(top.confidence).toBeLessThanOrEqual(1);
+    expect(result.context).toContain(top.text);
+    expect(result.usedTokens).toBe(countTokens(result.context));
+  });
+
+  it('finds Chinese and Japanese text with a CJK query', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    const result = await agent.recall('東京都の会議', { layers: ['archive'] });
+    expect(result.hits[0]?.text).toContain('会議');
+  });
+
+  it('treats FTS5 syntax in a query as words', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    for (const query of [
+      '"JWT',
+      'JWT*',
+      'NEAR(JWT secret)',
+      '-JWT',
+      'body:JWT',
+      '(JWT',
+      'JWT OR',
+      'JWT AND',
+      '^JWT',
+      'JWT)',
+    ]) {
+      const result = await agent.recall(query);
+      expect(
+        result.hits.some((h) => h.text.includes('JWT')),
+        query,
+      ).toBe(true);
+    }
+    for (const query of ['""""', 'AND', 'OR NOT', '*', '()', ':', '\u0000']) {
+      await expect(agent.recall(query), query).resolves.toBeDefined();
+    }
+  });
+
+  it('filters by layer, scene and time', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    const all = await agent.recall('kayak JWT migration', { limit: 50 });
+    const scenes = [...new Set(all.hits.map((h) => h.provenance.sceneId).filter((s) => s !== undefined))];
+    expect(scenes.length).toBe(2);
+    const inScene = await agent.recall('kayak JWT migration', { sceneId: scenes[0]!, limit: 50 });
+    expect(inScene.hits.length).toBeGreaterThan(0);
+    expect(inScene.hits.every((h) => h.provenance.sceneId === scenes[0])).toBe(true);
+    const late = await agent.recall('kayak JWT migration', { from: T0 + DAY, limit: 50 });
+    expect(late.hits.length).toBeGreaterThan(0);
+    expect(late.hits.every((h) => h.provenance.createdAt >= T0 + DAY)).toBe(true);
+    const early = await agent.recall('kayak JWT migration', { to: new Date(T0 + DAY), limit: 50 });
+    expect(early.hits.every((h) => h.provenance.createdAt < T0 + DAY)).toBe(true);
+    const topics = await agent.recall('kayak JWT migration', { layers: ['topic'], limit: 50 });
+    expect(topics.hits.every((h) => h.layer === 'topic')).toBe(true);
+  });
+
+  it('filters radial nodes by line', async () => {
+    const agent = db.primary();
+    await agent.radial.createLine('auth', 'Authentication', 'Login and tokens');
+    await agent.radial.createLine('infra', 'Infrastructure', 'Servers');
+    await agent.radial.completeTask({
+      lineId: 'auth',
+      taskLabel: 'Rotate the JWT secret',
+      fullContext: 'Rotated the JWT signing secret and moved it to the vault.',
+      conversationSummary: 'JWT secret rotation',
+    });
+    await agent.radial.completeTask({
+      lineId: 'infra',
+      taskLabel: 'Resize the JWT cache',
+      fullContext: 'The JWT validation cache was resized on the edge servers.',
+      conversationSummary: 'cache resize',
+    });
+    const both = await agent.recall('JWT', { layers: ['radial'] });
+    expect(new Set(both.hits.map((h) => h.provenance.lineId))).toEqual(new Set(['auth', 'infra']));
+    const auth = await agent.recall('JWT', { layers: ['radial'], lineId: 'auth' });
+    expect(auth.hits.length).toBe(1);
+    expect(auth.hits[0]?.provenance.lineId).toBe('auth');
+    expect(auth.hits[0]?.provenance.position).toBe(1);
+    expect(auth.hits[0]?.provenance.table).toBe('nodes');
+  });
+
+  it('keeps agents apart but shares knowledge', async () => {
+    const primary = db.primary();
+    const other = await db.agent('helper');
+    await converse(primary, [{ at: T0, turns: [['the walrus password is swordfish', 'ok']] }]);
+    await db.knowledge.import({
+      graph: 'zoo',
+      nodes: [{ title: 'Walrus enclosure', content: 'Walrus feeding at noon' }],
+    });
+    const mine = await primary.recall('walrus', { limit: 20 });
+    expect(mine.hits.some((h) => h.layer === 'archive')).toBe(true);
+    expect(mine.hits.some((h) => h.layer === 'knowledge')).toBe(true);
+    const theirs = await other.recall('walrus', { limit: 20 });
+    expect(theirs.hits.some((h) => h.layer === 'knowledge')).toBe(true);
+    expect(theirs.hits.every((h) => h.layer === 'knowledge')).toBe(true);
+    expect(theirs.hits.find((h) => h.layer === 'knowledge')?.provenance.agent).toBeNull();
+    expect(theirs.context).not.toContain('swordfish');
+  });
+
+  it('never exceeds the token budget, and fills it at the right detail', async () => {
+    const agent = db.primary();
+    const long =
+      'The deployment pipeline ' + 'builds, tests and ships the service to production. '.repeat(80);
+    await converse(agent, [
+      {
+        at: T0,
+        turns: Array.from(
+          { length: 12 },
+          (_, i) => [`${long} part ${i}`, `pipeline reply ${i}`] as [string, string],
+        ),
+      },
+    ]);
+    for (const budget of [0, 1, 20, 60, 200, 500, 1000, 3000]) {
+      const result = await agent.recall('deployment pipeline', { budgetTokens: budget, limit: 20 });
+      expect(result.usedTokens).toBeLessThanOrEqual(budget);
+      expect(countTokens(result.context)).toBe(result.usedTokens);
+      expect(result.budgetTokens).toBe(budget);
+    }
+    const roomy = await agent.recall('deployment pipeline', { budgetTokens: 3000, limit: 20 });
+    expect(roomy.hits[0]?.inContext).toBe('full');
+    expect(roomy.hits.some((h) => h.inContext === 'brief' || h.inContext === 'summary')).toBe(true);
+    expect(roomy.context).toMatch(/^\[(archive #\d+|topic tpc_\w+) · /u);
+  });
+
+  it('rejects bad options with INVALID_INPUT naming the field, writing nothing', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    const before = readFileSync(join(dir, 'm.db'));
+    const bad: [unknown, unknown, string][] = [
+      [42, {}, 'query'],
+      ['x', { budgetTokens: -1 }, 'options.budgetTokens'],
+      ['x', { budgetTokens: 1.5 }, 'options.budgetTokens'],
+      ['x', { limit: 0 }, 'options.limit'],
+      ['x', { layers: ['nope'] }, 'options.layers.0'],
+      ['x', { layers: [] }, 'options.layers'],
+      ['x', { from: 10, to: 5 }, 'options.to'],
+      ['x', { sceneId: '' }, 'options.sceneId'],
+      ['x', { surprise: true }, 'options'],
+    ];
+    for (const [query, options, field] of bad) {
+      const error = await agent.recall(query as string, options as object).catch((e: unknown) => e);
+      expect(HedgehopError.isInstance(error), JSON.stringify(options)).toBe(true);
+      expect((error as HedgehopError).code).toBe('INVALID_INPUT');
+      expect((error as HedgehopError).field).toBe(field);
+    }
+    expect(readFileSync(join(dir, 'm.db')).equals(before)).toBe(true);
+  });
+
+  it('lists the newest rows for an empty query', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    const result = await agent.recall('', { layers: ['archive'], limit: 3 });
+    expect(result.hits.length).toBe(3);
+    expect(result.hits[0]?.provenance.createdAt).toBe(T0 + 30 * DAY);
+  });
+});
+
+describe('reindex', () => {
+  it('rebuilds the same index from the verbatim tables', async () => {
+    const agent = db.primary();
+    await seed(agent);
+    await agent.radial.createLine('auth', 'Authentication', 'Login and tokens');
+    await agent.radial.completeTask({
+      lineId: 'auth',
+      taskLabel: 'Rotate the JWT secret',
+      fullContext: 'Rotated the JWT signing secret and moved it to the vault.',
+      conversationSummary: 'JWT secret rotation',
+    });
+    await db.knowledge.import({ graph: 'ops', nodes: [{ title: 'Vault', content: 'Holds the JWT secret' }] });
+    await agent.updateProfile({ name: 'Ops bot', role: 'keeps the JWT secret safe' });
+    const store = db.store;
+    const queries = ['JWT secret vault', 'kayak fjords', '東京都の会議', 'migration rolled back'];
+    const key = (h: { layer: string; ref: string; part: string; score: number }) =>
+      `${h.layer}:${h.ref}:${h.part}:${h.score.toFixed(6)}`;
+    const before = await Promise.all(
+      queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
+    );
+    const docsBefore = store.engine.read('t', () =>
+      store.recall.recent({ agentId: agent.info().id }, 1000),
+    ).length;
+    const progress: number[] = [];
+    const report = await reindex(store, { onProgress: (p) => progress.push(p.done), batchSize: 3 });
+    expect(progress.length).toBeGreaterThan(1);
+    expect(report.rows.archive).toBe(8);
+    const after = await Promise.all(
+      queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
+    );
+    expect(store.engine.read('t', () => store.recall.recent({ agentId: agent.info().id }, 1000)).length).toBe(
+      docsBefore,
+    );
+    for (let i = 0; i < queries.length; i++) {
+      const b = before[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();
+      const a = after[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();
+      expect(a, queries[i]).toEqual(b);
+      expect(
+        after[i]!.map((h) => h.confidence),
+        queries[i],
+      ).toEqual(before[i]!.map((h) => h.confidence));
+    }
+    await expect(db.check()).resolves.toMatchObject({ ok: true });
+  });
+});

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import { HedgehopError } from '../../src/core/errors.js';
+import { searchIndex } from '../../src/index/search.js';
+import { backfillEmbeddings, configureEmbedder } from '../../src/index/vectors.js';
+import { MockEmbedder } from '../../src/llm/mock-embedder.js';
+import type { Embedder } from '../../src/llm/types.js';
+
+let dir: string;
+let db: MemoryDB;
+const T0 = Date.UTC(2024, 0, 1);
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hedgehop-vectors-'));
+  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+});
+
+afterEach(async () => {
+  if (!db.closed) await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** An embedder that maps texts about animals and texts about money to two directions. */
+class TopicEmbedder implements Embedder {
+  readonly specificationVersion = 'v1' as const;
+  readonly modelId = 'topic-2';
+  readonly dimensions = 2;
+  calls = 0;
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.calls++;
+    return Promise.resolve(
+      texts.map((t) =>
+        /cat|dog|kitten|puppy|pet/iu.test(t) ? new Float32Array([1, 0.01]) : new Float32Array([0.01, 1]),
+      ),
+    );
+  }
+}
+
+async function say(agentName: string | undefined, lines: readonly string[]): Promise<void> {
+  const agent = agentName ? await db.agent(agentName) : db.primary();
+  for (const line of lines) {
+    await agent.search({});
+    await agent.update({ input: line, createdAt: T0 });
+  }
+}
+
+describe('vectors', () => {
+  it('backfills pending rows outside transactions and fuses vector hits with BM25', async () => {
+    await say(undefined, [
+      'I adopted a kitten last week',
+      'The invoice total was wrong',
+      'The budget review is on Monday',
+    ]);
+    const store = db.store;
+    const embedder = new TopicEmbedder();
+    expect(configureEmbedder(store, embedder)).toBe('created');
+    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+    const report = await backfillEmbeddings(store, embedder, { batchSize: 2 });
+    expect(report.embedded).toBeGreaterThan(0);
+    expect(report.pending).toBe(0);
+    const agentId = db.primary().info().id;
+    // "pet" is in no record: BM25 finds nothing, the vector finds the kitten.
+    const lexical = await searchIndex(store, { agentId, query: 'pet', layers: ['archive'] });
+    expect(lexical).toEqual([]);
+    const fused = await searchIndex(store, { agentId, query: 'pet', layers: ['archive'], embedder });
+    expect(fused[0]?.ref).toBeDefined();
+    const record = (await db.primary().searchArchive({})).find((r) => r.id === fused[0]?.ref);
+    expect(record?.content).toContain('kitten');
+  });
+
+  it('marks rewritten rows pending and keeps agents apart in the vector search', async () => {
+    await say(undefined, ['my cat sleeps all day']);
+    await say('other', ['their dog barks at night']);
+    const store = db.store;
+    const embedder = new TopicEmbedder();
+    await backfillEmbeddings(store, embedder);
+    const other = (await db.agent('other')).info().id;
+    const hits = await searchIndex(store, { agentId: other, query: 'pet', layers: ['archive'], embedder });
+    const records = await (await db.agent('other')).searchArchive({});
+    expect(hits.every((h) => records.some((r) => r.id === h.ref))).toBe(true);
+    await say(undefined, ['a new puppy arrived']);
+    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+  });
+
+  it('never mixes models: another model is a CONFLICT unless replaced', async () => {
+    await say(undefined, ['hello there']);
+    const store = db.store;
+    await backfillEmbeddings(store, new MockEmbedder({ dimensions: 8 }));
+    const error = (() => {
+      try {
+        configureEmbedder(store, new MockEmbedder({ dimensions: 16 }));
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(HedgehopError.isInstance(error) && error.code).toBe('CONFLICT');
+    expect(configureEmbedder(store, new MockEmbedder({ dimensions: 16 }), { replace: true })).toBe(
+      'replaced',
+    );
+    expect(store.vectors.model()).toEqual({ modelId: 'mock-hash-16', dimensions: 16 });
+    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+    const report = await backfillEmbeddings(store, new MockEmbedder({ dimensions: 16 }));
+    expect(report.pending).toBe(0);
+  });
+
+  it('leaves rows pending when the embedder fails, and recall still answers', async () => {
+    await db.close();
+    const embedder = new MockEmbedder({ dimensions: 8 });
+    embedder.failing = true;
+    db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false }, embedder });
+    await say(undefined, ['the deploy key expired']);
+    await expect(backfillEmbeddings(db.store, embedder)).rejects.toThrow();
+    const result = await db.primary().recall('deploy key');
+    expect(result.hits.length).toBeGreaterThan(0);
+    expect(db.store.vectors.pendingCount()).toBeGreaterThan(0);
+    embedder.failing = false;
+    await db.primary().recall('deploy key');
+    expect(db.store.vectors.pendingCount()).toBe(0);
+  });
+});
