@@ -493,14 +493,24 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
       },
     ];
     writeFileSync(join(dir, 'locomo.json'), JSON.stringify(data));
-    const report = hopJson<{ questions: number; overall: { 'recall@5': number } }>([
-      'eval',
-      'locomo',
-      '--data',
-      join(dir, 'locomo.json'),
+    const report = hopJson<{
+      overall: Record<string, number>;
+      categories: Record<string, Record<string, number>>;
+      budget: Record<string, number>;
+    }>(['eval', 'locomo', '--data', join(dir, 'locomo.json')]);
+    // Exactly the shape the issue specifies: values in 0..100, five categories, three budgets.
+    expect(Object.keys(report).sort()).toEqual(['budget', 'categories', 'overall']);
+    expect(Object.keys(report.overall).sort()).toEqual(['ndcg@10', 'recall@10', 'recall@20', 'recall@5']);
+    expect(Object.keys(report.categories).sort()).toEqual([
+      'adversarial',
+      'multi-hop',
+      'open-domain',
+      'single-hop',
+      'temporal',
     ]);
-    expect(report.questions).toBe(3);
+    expect(Object.keys(report.budget).sort()).toEqual(['1000', '2000', '500']);
     expect(report.overall['recall@5']).toBeGreaterThan(50);
+    expect(report.overall['recall@5']).toBeLessThanOrEqual(100);
     const missing = hop(['eval', 'locomo', '--data', join(dir, 'none.json')]);
     expect(missing.status).toBe(2);
   });

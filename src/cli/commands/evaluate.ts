@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { evaluateLocomo, loadLocomo, LOCOMO_CATEGORIES, type LocomoReport } from '../../eval/locomo.js';
+import { evaluateLocomo, formatLocomoReport, loadLocomo, locomoJson } from '../../eval/locomo.js';
 import { hedgehopLocomoSubject } from '../../eval/locomo-subject.js';
 import { wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
@@ -9,19 +9,6 @@ interface LocomoOptions {
   readonly data: string;
   readonly conversations?: string;
   readonly budgets: boolean;
-}
-
-function table(report: LocomoReport): string {
-  const head = `${'category'.padEnd(14)} ${'n'.padStart(5)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'R@20'.padStart(6)} ${'NDCG@10'.padStart(8)}`;
-  const row = (name: string, s: LocomoReport['overall']): string =>
-    `${name.padEnd(14)} ${String(s.n).padStart(5)} ${s['recall@5'].toFixed(1).padStart(6)} ${s['recall@10'].toFixed(1).padStart(6)} ${s['recall@20'].toFixed(1).padStart(6)} ${s['ndcg@10'].toFixed(1).padStart(8)}`;
-  return [
-    `LoCoMo retrieval: ${report.conversations} conversations, ${report.questions} questions`,
-    head,
-    ...Object.values(LOCOMO_CATEGORIES).map((name) => row(name, report.categories[name])),
-    row('overall (1-4)', report.overall),
-    `evidence in context at 500 / 1000 / 2000 tokens: ${report.budget['500']}% / ${report.budget['1000']}% / ${report.budget['2000']}%`,
-  ].join('\n');
 }
 
 /** `eval locomo --data <file>`. */
@@ -47,7 +34,11 @@ export function registerEval(program: Command, io: CliIO, run: RunCommand): void
           budgets: options.budgets,
         });
         progress.finish();
-        ctx.output(report, () => table(report));
+        ctx.output(
+          locomoJson(report),
+          () =>
+            `LoCoMo retrieval: ${report.conversations} conversations, ${report.questions} questions\n${formatLocomoReport(report)}`,
+        );
       }),
     );
 }
