@@ -13,7 +13,7 @@ import { parseOpenOptions, type OpenOptions, type ResolvedOpenOptions } from './
 import { ModelSummarizer } from '../llm/model-summarizer.js';
 import type { Summarizer } from '../llm/types.js';
 import { profilePatchSchema, seedProfile } from '../memory/profile/profile.js';
-import { reindex } from '../memory/recall/reindex.js';
+import { reindex, type ReindexOptions, type ReindexReport } from '../memory/recall/reindex.js';
 
 /** The schema version that added the recall index. */
 const INDEX_SCHEMA_VERSION = 5;
@@ -191,6 +191,15 @@ export class MemoryDB {
   async check(): Promise<CheckReport> {
     this.#assertOpen('check');
     return this.#store.check();
+  }
+
+  /**
+   * Rebuilds the recall index of every agent from the verbatim records (the index is derived
+   * data and can always be rebuilt); reports rows written per layer.
+   */
+  async reindex(options: ReindexOptions = {}): Promise<ReindexReport> {
+    this.#assertOpen('reindex');
+    return reindex(this.#store, options);
   }
 
   /** Closes the file and releases its lock. A second close is a `CLOSED` error. */

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 // The rebuild lives in the recall layer and is not on the public API yet; the CLI, being the
 // entry point, calls it on the open file's store.
-import { reindex } from '../../memory/recall/reindex.js';
 import type { RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';
@@ -16,7 +15,7 @@ export function registerReindex(program: Command, io: CliIO, run: RunCommand): v
         const ctx = CommandContext.from(io, command);
         const progress = ctx.progress('reindex');
         const report = await ctx.withMemory((db) =>
-          reindex(db.store, { onProgress: ({ done, total }) => progress.update(done, total) }),
+          db.reindex({ onProgress: ({ done, total }) => progress.update(done, total) }),
         );
         progress.finish();
         const rows = Object.values(report.rows).reduce((sum, n) => sum + n, 0);
