@@ -40,7 +40,10 @@ export interface RankWeights {
   /** Weight of the recency prior, and its half-life in ms. */
   readonly recency: number;
   readonly recencyHalfLifeMs: number;
-  /** Weight of pseudo-relevance feedback, from how many top hits, with how many words. */
+  /**
+   * Weight of pseudo-relevance feedback, from how many top hits, with how many words. Twelve
+   * seeds rather than eight draw the feedback words from more than one session's best turns.
+   */
   readonly feedback: number;
   readonly feedbackDocs: number;
   readonly feedbackTerms: number;
@@ -54,6 +57,9 @@ export interface RankWeights {
   readonly topic: number;
   /** Weight of a record whose speaker (a leading `Name:` label) is named in the query. */
   readonly speaker: number;
+  /** At most this many rows of one scene in the first `sceneCapWindow` places (0: no cap). */
+  readonly sceneCap: number;
+  readonly sceneCapWindow: number;
 }
 
 export const DEFAULT_WEIGHTS: RankWeights = {
@@ -62,17 +68,19 @@ export const DEFAULT_WEIGHTS: RankWeights = {
   neighbourWindow: 2,
   neighbourSeeds: 30,
   neighbourDecay: 0.5,
-  scene: 0.2,
+  scene: 0.3,
   recency: 0.02,
   recencyHalfLifeMs: 90 * 24 * 3600 * 1000,
   speaker: 0.8,
   topic: 0.3,
   feedback: 0.2,
-  feedbackDocs: 8,
+  feedbackDocs: 12,
   feedbackTerms: 10,
   feedbackAfterPriors: false,
   feedbackMaxShare: 0.05,
   vector: 1,
+  sceneCap: 8,
+  sceneCapWindow: 10,
 };
 
 interface Scored {
@@ -120,7 +128,10 @@ export function rankDocuments(
       weights,
     );
   }
-  const scored = applyPriors(store, contents, cloneScores(lexical), terms, options, weights);
+  const scored = capScenes(
+    applyPriors(store, contents, cloneScores(lexical), terms, options, weights),
+    weights,
+  );
   const top = scored.slice(0, options.limit);
   const confidence = confidenceOf(
     store,
@@ -128,6 +139,37 @@ export function rankDocuments(
     top.map((s) => s.doc),
   );
   return top.map((s) => ({ doc: s.doc, score: s.score, confidence: confidence.get(s.doc.rowid) ?? 0 }));
+}
+
+/**
+ * A mild per-scene cap on the first places: at most `sceneCap` of the first `sceneCapWindow`
+ * rows come from one scene; the rows it holds back follow right after those places, in their
+ * order. Evidence for a question that spans sessions (several facts about one person) is
+ * otherwise crowded out when one session's many turns share the query's words and lift each
+ * other (neighbour and scene priors). The cap only acts on such a one-scene run, so a question
+ * answered in one session keeps nearly all its top places there (a per-row penalty or a tight
+ * cap cost single-session questions more than they gained; see docs/benchmarks.md).
+ */
+function capScenes(ranked: Scored[], weights: RankWeights): Scored[] {
+  if (weights.sceneCap <= 0 || weights.sceneCapWindow <= 0) return ranked;
+  const head: Scored[] = [];
+  const deferred: Scored[] = [];
+  const count = new Map<string, number>();
+  let i = 0;
+  for (; i < ranked.length && head.length < weights.sceneCapWindow; i++) {
+    const row = ranked[i] as Scored;
+    const scene = row.doc.sceneId;
+    const placed = scene === null ? 0 : (count.get(scene) ?? 0);
+    if (scene !== null && placed >= weights.sceneCap) deferred.push(row);
+    else {
+      head.push(row);
+      if (scene !== null) count.set(scene, placed + 1);
+    }
+  }
+  // Held-back rows take the last capped place's score (if lower), so scores still fall with rank.
+  const floor = head.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+  for (const row of deferred) row.score = Math.min(row.score, floor);
+  return [...head, ...deferred, ...ranked.slice(i)];
 }
 
 /** True when a row passes every provenance filter (vector hits are filtered after the search). */

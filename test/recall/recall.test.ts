@@ -77,6 +77,29 @@ describe('recall', () => {
     expect(result.usedTokens).toBe(countTokens(result.context));
   });
 
+  it('leaves room in the first ten places for a scene other than one dominating scene', async () => {
+    const agent = db.primary();
+    const many = Array.from(
+      { length: 8 },
+      (_, i) =>
+        [`The garden roses bloomed, bed ${i}`, `The roses in bed ${i} need water`] as [string, string],
+    );
+    await converse(agent, [
+      { at: T0, turns: many },
+      { at: T0 + DAY, turns: [['I planted roses by the gate', 'Nice']] },
+    ]);
+    const { hits } = await agent.recall('garden roses', { layers: ['archive'], limit: 10, budgetTokens: 0 });
+    expect(hits).toHaveLength(10);
+    const scenes = new Map<string, number>();
+    for (const hit of hits) {
+      const scene = hit.provenance.sceneId!;
+      scenes.set(scene, (scenes.get(scene) ?? 0) + 1);
+    }
+    expect(Math.max(...scenes.values())).toBeLessThanOrEqual(8);
+    expect(hits.some((hit) => hit.text.includes('by the gate'))).toBe(true);
+    for (let i = 1; i < hits.length; i++) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+  });
+
   it('finds Chinese and Japanese text with a CJK query', async () => {
     const agent = db.primary();
     await seed(agent);
