@@ -24,7 +24,11 @@ export interface BenchReport {
   readonly rows: readonly BenchRow[];
   readonly notes?: readonly string[];
   /** Optional series for charts: x = memory size, y = cost. */
-  readonly series?: readonly { readonly name: string; readonly unit: string; readonly points: readonly [number, number][] }[];
+  readonly series?: readonly {
+    readonly name: string;
+    readonly unit: string;
+    readonly points: readonly [number, number][];
+  }[];
 }
 
 /** Options every benchmark accepts. `quick` shrinks sizes for CI and smoke runs. */

@@ -122,7 +122,12 @@ export class Agent {
    */
   async recall(query: string, options?: RecallOptions): Promise<RecallResult> {
     const context = this.memoryContext;
-    return recall(context.store, { agentId: context.agentId, agentName: context.agentName, embedder: context.embedder }, query, options);
+    return recall(
+      context.store,
+      { agentId: context.agentId, agentName: context.agentName, embedder: context.embedder },
+      query,
+      options,
+    );
   }
 
   /** @internal */
