@@ -63,6 +63,14 @@ export function registerBench(program: Command, io: CliIO, run: RunCommand): voi
         ctx.output(result, () =>
           runner.formatBenchmarks ? runner.formatBenchmarks(result) : JSON.stringify(result, null, 2),
         );
+        // A module that failed fails the command, after what did run has been printed.
+        const failures = (result as { failures?: readonly { name: string }[] }).failures ?? [];
+        if (failures.length > 0) {
+          throw new HedgehopError(
+            'IO',
+            `benchmark module(s) failed: ${failures.map((f) => f.name).join(', ')}`,
+          );
+        }
       }),
     );
 }

@@ -1,0 +1,363 @@
+/**
+ * Peers, on this machine only (no network):
+ *
+ * 1. The MCP reference memory server (`@modelcontextprotocol/server-memory`, pinned in
+ *    devDependencies) and hedgehop's drop-in (`hedgehop mcp`), each a child process driven over
+ *    stdio by the MCP SDK client with the same tool calls: `create_entities` (10 entities per
+ *    call), `create_relations` (10 per call), `search_nodes` (one word). Calls alternate between
+ *    the two servers; latency per call at 1,000 and 10,000 entities (quick: 1,000).
+ * 2. mem0's TypeScript open-source mode (`mem0ai/oss`), in a child process beside hedgehop with
+ *    the same deterministic embedder (see bench/children/mem0-probe.ts): add and search latency
+ *    at 1,000 and 10,000 memories (quick: 1,000).
+ *
+ * Ratios are hedgehop / peer: below 1 hedgehop is faster, above 1 the peer is.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SyntheticCorpus } from './corpus.js';
+import { ratioRows } from './floor.js';
+import { median, tempDir, type BenchModule, type BenchOptions, type BenchRow } from './harness.js';
+
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const MEM0_PROBE = fileURLToPath(new URL('./children/mem0-probe.js', import.meta.url));
+
+/** The reference server's entry point (its `bin`), from node_modules. */
+export function referenceServerPath(): string {
+  const require = createRequire(import.meta.url);
+  return join(
+    dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')),
+    'dist',
+    'index.js',
+  );
+}
+
+/** An MCP client over a stdio child process. */
+export interface McpPeer {
+  readonly name: string;
+  call(tool: string, args: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Starts `node <args>` as an MCP server on stdio and connects a client to it. */
+export async function startMcpPeer(
+  name: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<McpPeer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'hedgehop-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    name,
+    async call(tool, args) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      if (result.isError === true) throw new Error(`${name} ${tool}: ${JSON.stringify(result.content)}`);
+      return result;
+    },
+    close: () => client.close(),
+  };
+}
+
+const TYPES = ['person', 'project', 'service', 'team', 'decision', 'incident', 'library', 'document'];
+const RELATIONS = ['works_on', 'depends_on', 'owns', 'caused', 'mentions', 'replaces'];
+
+/** The shared workload: entity batches, relation batches and one-word queries. */
+class Workload {
+  readonly #corpus = new SyntheticCorpus(31);
+  readonly names: string[] = [];
+
+  entities(count: number): { name: string; entityType: string; observations: string[] }[] {
+    return Array.from({ length: count }, () => {
+      const name = `${this.#corpus.word()} ${this.#corpus.word()} ${this.names.length}`;
+      this.names.push(name);
+      return {
+        name,
+        entityType: TYPES[this.names.length % TYPES.length] as string,
+        observations: [this.#corpus.sentence(6, 14), this.#corpus.sentence(6, 14)],
+      };
+    });
+  }
+
+  /** Relations from the newest `count` entities to earlier ones. */
+  relations(count: number): { from: string; to: string; relationType: string }[] {
+    const n = this.names.length;
+    return Array.from({ length: count }, (_, i) => {
+      const from = this.names[n - 1 - (i % Math.min(n, count))] as string;
+      const to = this.names[Math.floor(this.#corpus.word().length * 7919 * (i + 1)) % n] as string;
+      return {
+        from,
+        to: to === from ? (this.names[0] as string) : to,
+        relationType: RELATIONS[i % RELATIONS.length] as string,
+      };
+    });
+  }
+
+  /** One word of middling frequency (the reference server matches the whole query as a substring). */
+  query(): string {
+    return this.#corpus.query().split(' ')[0] as string;
+  }
+}
+
+interface Timed {
+  subject: number[];
+  baseline: number[];
+}
+
+async function timeCall(peer: McpPeer, tool: string, args: Record<string, unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await peer.call(tool, args);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** Calls each server with the same arguments, alternately; subject = hedgehop. */
+async function alternate(
+  ours: McpPeer,
+  reference: McpPeer,
+  calls: readonly [string, Record<string, unknown>][],
+): Promise<Timed> {
+  const timed: Timed = { subject: [], baseline: [] };
+  for (const [index, [tool, args]] of calls.entries()) {
+    if (index % 2 === 0) {
+      timed.baseline.push(await timeCall(reference, tool, args));
+      timed.subject.push(await timeCall(ours, tool, args));
+    } else {
+      timed.subject.push(await timeCall(ours, tool, args));
+      timed.baseline.push(await timeCall(reference, tool, args));
+    }
+  }
+  return timed;
+}
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+async function mcpPeers(
+  options: BenchOptions,
+  dir: string,
+): Promise<{ rows: BenchRow[]; series: { name: string; unit: string; points: [number, number][] }[] }> {
+  const sizes = options.quick ? [1_000] : [1_000, 10_000];
+  const samples = options.quick ? 20 : 50;
+  const reference = await startMcpPeer('reference', [referenceServerPath()], {
+    MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
+  });
+  const ours = await startMcpPeer('hedgehop', [CLI, 'mcp', '--file', join(dir, 'memory.db')]);
+  const workload = new Workload();
+  const rows: BenchRow[] = [];
+  const chart = {
+    oursCreate: { name: 'MCP create_entities ×10: hedgehop', unit: 'ms', points: [] as [number, number][] },
+    refCreate: {
+      name: 'MCP create_entities ×10: reference server',
+      unit: 'ms',
+      points: [] as [number, number][],
+    },
+    oursSearch: { name: 'MCP search_nodes: hedgehop', unit: 'ms', points: [] as [number, number][] },
+    refSearch: { name: 'MCP search_nodes: reference server', unit: 'ms', points: [] as [number, number][] },
+  };
+  try {
+    let held = 0;
+    for (const size of sizes) {
+      options.log(`peers: MCP servers, building ${size.toLocaleString('en')} entities`);
+      const building: [string, Record<string, unknown>][] = [];
+      const build: Timed = { subject: [], baseline: [] };
+      while (held < size) {
+        building.push(['create_entities', { entities: workload.entities(10) }]);
+        building.push(['create_relations', { relations: workload.relations(10) }]);
+        held += 10;
+        if (building.length >= 100 || held >= size) {
+          const part = await alternate(ours, reference, building.splice(0));
+          build.subject.push(...part.subject);
+          build.baseline.push(...part.baseline);
+        }
+      }
+      const items = size * 2;
+      rows.push({
+        bench: 'peers',
+        case: `MCP build to ${size} entities (+ ${size} relations), 10 per call`,
+        metric: 'rate',
+        value: items / (sum(build.subject) / 1000),
+        unit: 'items/s',
+        baseline: items / (sum(build.baseline) / 1000),
+        ratio: sum(build.baseline) / sum(build.subject),
+        note: 'ratio > 1: hedgehop is faster; baseline: @modelcontextprotocol/server-memory',
+      });
+      options.log(`peers: MCP latency per call at ${size.toLocaleString('en')} entities`);
+      const creates = Array.from(
+        { length: samples },
+        () => ['create_entities', { entities: workload.entities(10) }] as [string, Record<string, unknown>],
+      );
+      const create = await alternate(ours, reference, creates);
+      held += samples * 10;
+      const relate = await alternate(
+        ours,
+        reference,
+        Array.from(
+          { length: samples },
+          () =>
+            ['create_relations', { relations: workload.relations(10) }] as [string, Record<string, unknown>],
+        ),
+      );
+      const search = await alternate(
+        ours,
+        reference,
+        Array.from(
+          { length: samples },
+          () => ['search_nodes', { query: workload.query() }] as [string, Record<string, unknown>],
+        ),
+      );
+      const note = 'baseline: the MCP reference memory server, same calls over stdio';
+      rows.push(
+        ...ratioRows('peers', `MCP create_entities (10) @${size} entities`, create, note),
+        ...ratioRows('peers', `MCP create_relations (10) @${size} entities`, relate, note),
+        ...ratioRows('peers', `MCP search_nodes (one word) @${size} entities`, search, note),
+      );
+      chart.oursCreate.points.push([size, median(create.subject)]);
+      chart.refCreate.points.push([size, median(create.baseline)]);
+      chart.oursSearch.points.push([size, median(search.subject)]);
+      chart.refSearch.points.push([size, median(search.baseline)]);
+    }
+  } finally {
+    await ours.close();
+    await reference.close();
+  }
+  return { rows, series: Object.values(chart) };
+}
+
+interface Mem0Point {
+  readonly size: number;
+  readonly add: { ours: [number, number]; theirs: [number, number] };
+  readonly search: { ours: [number, number]; theirs: [number, number] };
+  readonly buildSeconds: { ours: number; theirs: number };
+  readonly meanHits: { ours: number; theirs: number };
+}
+
+function runMem0Probe(
+  dir: string,
+  sizes: readonly number[],
+  samples: number,
+  log: (line: string) => void,
+): Promise<Mem0Point[]> {
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MEM0_PROBE, dir, JSON.stringify(sizes), String(samples)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // No telemetry, and mem0's ~/.mem0 folder in the temporary folder.
+      env: { ...process.env, MEM0_TELEMETRY: 'false', HOME: home, OPENAI_API_KEY: 'unused' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      for (const line of chunk.split('\n'))
+        if (line.startsWith('mem0 probe:')) log(`peers: ${line.slice(12)}`);
+    });
+    child.on('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out.trim()) as Mem0Point[]);
+      else reject(new Error(`mem0 probe exited with ${code}: ${err.slice(-2000)}`));
+    });
+  });
+}
+
+async function mem0Peer(
+  options: BenchOptions,
+  dir: string,
+): Promise<{ rows: BenchRow[]; series: { name: string; unit: string; points: [number, number][] }[] }> {
+  const sizes = options.quick ? [1_000] : [1_000, 10_000];
+  options.log(`peers: mem0 (oss, infer: false) beside hedgehop at ${sizes.join(', ')} memories`);
+  const points = await runMem0Probe(join(dir, 'mem0'), sizes, options.quick ? 20 : 50, options.log);
+  const rows: BenchRow[] = [];
+  const note = 'baseline: mem0ai/oss, memory vector store + SQLite history, same hashing embedder';
+  for (const p of points) {
+    rows.push(
+      {
+        bench: 'peers',
+        case: `mem0 add @${p.size} memories`,
+        metric: 'median',
+        value: p.add.ours[0],
+        unit: 'ms',
+        baseline: p.add.theirs[0],
+        ratio: p.add.ours[0] / p.add.theirs[0],
+        note: `${note}; hedgehop: appendArchive, durability full; mem0: add(text, { infer: false })`,
+      },
+      {
+        bench: 'peers',
+        case: `mem0 add @${p.size} memories`,
+        metric: 'p99',
+        value: p.add.ours[1],
+        unit: 'ms',
+        baseline: p.add.theirs[1],
+        ratio: p.add.ours[1] / p.add.theirs[1],
+      },
+      {
+        bench: 'peers',
+        case: `mem0 search @${p.size} memories`,
+        metric: 'median',
+        value: p.search.ours[0],
+        unit: 'ms',
+        baseline: p.search.theirs[0],
+        ratio: p.search.ours[0] / p.search.theirs[0],
+        note: `hedgehop: recall (BM25 + vectors, limit 10), mean hits ${p.meanHits.ours.toFixed(1)}; mem0: search (topK 10), mean hits ${p.meanHits.theirs.toFixed(1)}`,
+      },
+      {
+        bench: 'peers',
+        case: `mem0 search @${p.size} memories`,
+        metric: 'p99',
+        value: p.search.ours[1],
+        unit: 'ms',
+        baseline: p.search.theirs[1],
+        ratio: p.search.ours[1] / p.search.theirs[1],
+      },
+    );
+  }
+  return {
+    rows,
+    series: [
+      {
+        name: 'mem0 comparison add: hedgehop',
+        unit: 'ms',
+        points: points.map((p) => [p.size, p.add.ours[0]]),
+      },
+      { name: 'mem0 comparison add: mem0', unit: 'ms', points: points.map((p) => [p.size, p.add.theirs[0]]) },
+      {
+        name: 'mem0 comparison search: hedgehop',
+        unit: 'ms',
+        points: points.map((p) => [p.size, p.search.ours[0]]),
+      },
+      {
+        name: 'mem0 comparison search: mem0',
+        unit: 'ms',
+        points: points.map((p) => [p.size, p.search.theirs[0]]),
+      },
+    ],
+  };
+}
+
+/** The peers benchmark module. */
+export const runPeers: BenchModule = async (options) => {
+  const { dir, cleanup } = tempDir('hedgehop-bench-peers-');
+  try {
+    const mcp = await mcpPeers(options, dir);
+    const mem0 = await mem0Peer(options, dir);
+    return {
+      name: 'peers',
+      rows: [...mcp.rows, ...mem0.rows],
+      series: [...mcp.series, ...mem0.series],
+      notes: [
+        'MCP: both servers are child processes driven over stdio by the MCP SDK client; calls alternate between them. hedgehop runs as `hedgehop mcp --file <file>` (durability full: every write fsynced); the reference server rewrites its whole JSONL file on each write (write to a temporary file, then rename; no fsync).',
+        'mem0: `add(text, { userId, infer: false })` stores the text as a memory without an LLM (with `infer: true` each add is an LLM extraction call and needs a model server, so it is not measured); its `memory` vector store scans every vector of the user on each search. Both sides use the same 256-dimension feature-hashing embedder; telemetry is off (MEM0_TELEMETRY=false) and the LLM points at a closed loopback port.',
+      ],
+    };
+  } finally {
+    cleanup();
+  }
+};
