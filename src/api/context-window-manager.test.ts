@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { HedgehopError } from '../core/errors.js';
 import { countTokens } from '../core/tokens.js';
 import { fileDigest } from '../../test/helpers/temp.js';
 import { loadCorpus, openTempMemory, task } from '../../test/helpers/radial.js';
-
-async function rejection(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { rejection } from '../../test/helpers/errors.js';
 
 describe('ContextWindowManager', () => {
   it('reset() returns the origin, in English, within the token budget', async () => {

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { codePointLength } from '../core/text.js';
-import { HedgehopError } from '../core/errors.js';
 import { MockSummarizer } from '../llm/mock-summarizer.js';
 import { countTokens } from '../core/tokens.js';
 import { fileDigest, tempFile } from '../../test/helpers/temp.js';
 import { CORPUS, loadCorpus, openTempMemory, task } from '../../test/helpers/radial.js';
 import { openMemory } from './memory-db.js';
 import { RadialMemory } from './radial-memory.js';
-
-async function rejection(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { rejection } from '../../test/helpers/errors.js';
 
 describe('lines', () => {
   it('creates, lists and finds lines; a duplicate id is a CONFLICT', async () => {

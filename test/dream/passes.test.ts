@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HedgehopError, openMemory, type DreamReport, type DreamStageReport } from '../../src/index.js';
+import { openMemory, type DreamReport, type DreamStageReport } from '../../src/index.js';
 import { LanguageModelError } from '../../src/llm/language-model-error.js';
 import { conversationProblems, expectRefusal, rows } from '../conversation/helpers.js';
 import { tempFile } from '../helpers/temp.js';
@@ -12,19 +12,10 @@ import {
   scriptedSummarizer,
   TestClock,
 } from './helpers.js';
+import { rejection } from '../helpers/errors.js';
 
 const stage = (report: DreamReport, name: DreamStageReport['name']): DreamStageReport =>
   report.stages.find((s) => s.name === name) as DreamStageReport;
-
-async function rejection(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('Dream with a scripted model', () => {
   it('fuses what the model groups, with model keywords, and counts the calls', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { exportHedgehog, importHedgehog } from '../../api/hedgehog.js';
-import { HedgehopError } from '../../core/errors.js';
 import { fileDigest } from '../../../test/helpers/temp.js';
 import { loadCorpus, openTempMemory } from '../../../test/helpers/radial.js';
 import { formatLocalTimestamp, parseLocalTimestamp } from './hedgehog-format.js';
+import { rejection } from '../../../test/helpers/errors.js';
 
 /**
  * An origin.json written the way HedgehogMemory writes it (spec §3): json.dump(indent=2,
@@ -119,16 +119,6 @@ const ORIGIN_JSON = [
   '  }',
   '}',
 ].join('\n');
-
-async function rejection(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('HedgehogMemory origin.json', () => {
   it('imports losslessly: exporting again gives the identical file', async () => {
