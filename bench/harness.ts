@@ -96,3 +96,15 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Engineering words that synthetic workloads (radial, recall) draw their text from. */
+export const ENGINEERING_WORDS: readonly string[] = (
+  'cache invalidation token refresh login session cookie schema migration index query planner latency ' +
+  'throughput queue worker retry backoff timeout deadline payment invoice ledger webhook signature ' +
+  'tenant quota limit bucket shard replica failover snapshot backup restore checksum compression ' +
+  'parser tokenizer grammar lexer renderer template layout viewport gesture scroll animation frame ' +
+  'container image registry cluster node pod deployment rollout canary feature flag experiment metric ' +
+  'dashboard alert pager incident postmortem runbook audit permission role policy secret vault key ' +
+  'rotation certificate handshake proxy gateway router middleware handler controller service client ' +
+  'adapter repository transaction isolation deadlock lock mutex semaphore channel stream buffer socket'
+).split(' ');

@@ -18,20 +18,16 @@ import {
   timeEach,
   type BenchModule,
   type BenchRow,
+  ENGINEERING_WORDS,
 } from './harness.js';
 import { join } from 'node:path';
 
-const WORDS = (
-  'cache invalidation token refresh login session cookie schema migration index query planner latency ' +
-  'throughput queue worker retry backoff timeout deadline payment invoice ledger webhook signature ' +
-  'tenant quota limit bucket shard replica failover snapshot backup restore checksum compression ' +
-  'parser tokenizer grammar lexer renderer template layout viewport gesture scroll animation frame ' +
-  'container image registry cluster node pod deployment rollout canary feature flag experiment metric ' +
-  'dashboard alert pager incident postmortem runbook audit permission role policy secret vault key ' +
-  'rotation certificate handshake proxy gateway router middleware handler controller service client ' +
-  'adapter repository transaction isolation deadlock lock mutex semaphore channel stream buffer socket ' +
-  'kayak fjord garden recipe holiday concert painting pottery camping museum bakery library harbour'
-).split(' ');
+const WORDS = [
+  ...ENGINEERING_WORDS,
+  ...'kayak fjord garden recipe holiday concert painting pottery camping museum bakery library harbour'.split(
+    ' ',
+  ),
+];
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
