@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/index.js';
 import { MockSummarizer } from '../../src/llm/mock-summarizer.js';
 import { at, conversationProblems, openTemp, rows } from './helpers.js';
+import { tempFile } from '../helpers/temp.js';
 
 describe('the turn loop', () => {
   it('runs search → appends → plan → update, and continues the same scene after a reopen', async () => {
@@ -110,6 +111,24 @@ describe('the turn loop', () => {
     // Ordered by first utterance time: the last turn was dated earliest.
     expect(topics.map((t) => t.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(topics.map((t) => t.id)).not.toContain(turnId);
+    await db.close();
+  });
+
+  it("puts the current scene's keywords into the origin", async () => {
+    const db = await openMemory(tempFile());
+    const agent = db.primary();
+    expect(await agent.radial.getOriginContext()).not.toContain('Current scene');
+    await agent.search({ newScene: true, sceneName: 'kubernetes upgrade' });
+    await agent.update({
+      input: 'Why did the Kubernetes upgrade stall on the ingress controller?',
+      output: 'The ingress controller pinned an old API version; we bumped the Helm chart.',
+      createdAt: at(1),
+    });
+    const origin = await agent.radial.getOriginContext();
+    const sceneLine = origin
+      .split('\n')
+      .find((line) => line.startsWith('Current scene "kubernetes upgrade": '));
+    expect(sceneLine?.toLowerCase()).toContain('kubernetes upgrade, kubernetes');
     await db.close();
   });
 

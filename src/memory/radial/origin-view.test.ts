@@ -42,6 +42,26 @@ describe('the origin', () => {
     expect(countTokens(text)).toBeLessThanOrEqual(200);
   });
 
+  it("shows the current scene's keywords, newest first, within their share of the budget", () => {
+    const keywords = Array.from({ length: 200 }, (_, i) => `keyword${i}`);
+    const text = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: undefined,
+      lines: [line(0, 3)],
+      budgetTokens: 200,
+      scene: { name: 'deploy review', keywords },
+    });
+    const sceneLine = text.split('\n').find((l) => l.startsWith('Current scene "deploy review": '));
+    expect(sceneLine).toBeDefined();
+    expect(sceneLine).toContain('keyword199, keyword198');
+    expect(sceneLine).not.toContain('keyword0,');
+    expect(countTokens(sceneLine ?? '')).toBeLessThanOrEqual(20);
+    expect(text).toContain('- line-0 [Domain number 0]');
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+    const none = buildOrigin({ projectName: 'Shop', profileBrief: undefined, lines: [], budgetTokens: 200 });
+    expect(none).not.toContain('Current scene');
+  });
+
   it('folds the least recently active lines to stay within budget, whatever the count', () => {
     for (const count of [3, 10, 300, 3000]) {
       for (const budget of [40, 120, 200, 1000]) {

@@ -13,10 +13,14 @@ export interface OriginInput {
   readonly budgetTokens: number;
   /** A last line (e.g. what to do next), counted in the budget. */
   readonly footer?: string | undefined;
+  /** The current scene's keywords, newest last (the conversation the agent is in). */
+  readonly scene?: { readonly name: string; readonly keywords: readonly string[] } | undefined;
 }
 
 /** Share of the budget the profile line may take at most. */
 const PROFILE_SHARE = 0.3;
+/** Share of the budget the current scene's keywords may take at most. */
+const SCENE_SHARE = 0.1;
 
 /** `YYYY-MM-DD` of a ms timestamp (UTC). */
 export function formatDate(ms: number): string {
@@ -82,6 +86,8 @@ export function buildOrigin(input: OriginInput): string {
     );
     if (brief.length > 0) fixed.push(brief);
   }
+  const scene = sceneLine(input);
+  if (scene.length > 0) fixed.push(scene);
   const footer = input.footer !== undefined && input.footer.length > 0 ? [input.footer] : [];
   const shown = chooseLines(input, [...fixed, ...footer]);
   const lines = [...fixed];
@@ -89,6 +95,21 @@ export function buildOrigin(input: OriginInput): string {
   if (shown.folded.lines > 0) lines.push(foldLine(shown.folded));
   lines.push(...footer);
   return enforceBudget(lines.join('\n'), input.budgetTokens);
+}
+
+/**
+ * The current scene's keywords, newest first (what the conversation is about now), cut to the
+ * scene's share of the budget; empty when there is no scene or it has no keywords yet.
+ */
+function sceneLine(input: OriginInput): string {
+  const keywords = input.scene?.keywords ?? [];
+  if (input.scene === undefined || keywords.length === 0) return '';
+  const name = oneLine(truncateText(input.scene.name, 40));
+  const newestFirst = [...keywords].reverse().map((keyword) => oneLine(keyword));
+  return fitTokens(
+    `Current scene "${name}": ${newestFirst.join(', ')}`,
+    Math.floor(input.budgetTokens * SCENE_SHARE),
+  );
 }
 
 function plural(count: number, word: string): string {

@@ -25,6 +25,9 @@ import {
 } from './summaries.js';
 import type { FileChange, JsonValue, LineHistoryEntry, RadialLine, RadialNode, TaskRecord } from './types.js';
 
+/** Most keywords of the current scene the origin considers (it then cuts them to its budget). */
+const SCENE_KEYWORDS = 40;
+
 /** Default project name of a radial memory that was never given one (as in HedgehogMemory). */
 export const DEFAULT_PROJECT_NAME = 'Project';
 
@@ -405,7 +408,28 @@ export class RadialService {
       lines,
       budgetTokens: this.#ctx.settings.originTokenBudget,
       footer,
+      scene: this.#currentSceneKeywords(),
     });
+  }
+
+  /** The current scene's distinct surface keywords, newest last (at most {@link SCENE_KEYWORDS}). */
+  #currentSceneKeywords(): { name: string; keywords: string[] } | undefined {
+    const scenes = this.#ctx.store.conversation.scenes;
+    const scene = scenes.currentScene(this.#agentId);
+    if (!scene) return undefined;
+    const seen = new Set<string>();
+    const newestFirst: string[] = [];
+    for (const topic of scenes.surface(scene.id).reverse()) {
+      for (const keyword of topic.keywords) {
+        const key = keyword.toLowerCase();
+        if (seen.has(key)) continue;
+        seen.add(key);
+        newestFirst.push(keyword);
+        if (newestFirst.length >= SCENE_KEYWORDS)
+          return { name: scene.name, keywords: newestFirst.reverse() };
+      }
+    }
+    return { name: scene.name, keywords: newestFirst.reverse() };
   }
 }
 
