@@ -3,6 +3,7 @@ import { codePointLength, oneLine } from '../core/text.js';
 import { parseInput } from '../core/validate.js';
 import { budgetOf, extractiveSummary, isOneLineLevel, levelForBudget } from './extractive-summary.js';
 import { fitWords } from './fit-text.js';
+import { clamp, normalizeDistillation } from './profile-distillation.js';
 import { HedgehopError } from '../core/errors.js';
 import { LanguageModelError } from './language-model-error.js';
 import { heuristicProfile } from './profile-heuristics.js';
@@ -63,9 +64,6 @@ const optionsSchema = z.strictObject({
   usage: z.instanceof(UsageMeter).optional(),
   signal: z.instanceof(AbortSignal).optional(),
 });
-
-const PERSONALITY_CHARS = 160;
-const MAX_PER_NODE = 20;
 
 /**
  * A {@link Summarizer} over any {@link LanguageModel}: each operation is one prompt (see
@@ -159,25 +157,8 @@ export class ModelSummarizer implements Summarizer {
   async distillProfile(samples: readonly ProfileSample[]): Promise<ProfileDistillation> {
     if (samples.length === 0) return heuristicProfile([]);
     const reply = await this.#ask('distillProfile', profilePrompt(samples), profileSchema);
-    const sampled = new Set(samples.map((s) => s.id));
-    return {
-      emotion: {
-        valence: clamp(reply.emotion.valence, 0, 1),
-        arousal: clamp(reply.emotion.arousal, 0, 1),
-        dominance: clamp(reply.emotion.dominance, 0, 1),
-      },
-      mbti: {
-        i_e: clamp(reply.mbti.i_e, -1, 1),
-        n_s: clamp(reply.mbti.n_s, -1, 1),
-        t_f: clamp(reply.mbti.t_f, -1, 1),
-        j_p: clamp(reply.mbti.j_p, -1, 1),
-      },
-      personality: fitWords(oneLine(reply.personality), PERSONALITY_CHARS),
-      perNode: reply.per_node
-        .filter((row) => sampled.has(row.id))
-        .slice(0, MAX_PER_NODE)
-        .map((row) => ({ id: row.id, valence: clamp(row.valence, 0, 1), arousal: clamp(row.arousal, 0, 1) })),
-    };
+    // The model's wire shape names its per-scene rows per_node.
+    return normalizeDistillation({ ...reply, perNode: reply.per_node }, new Set(samples.map((s) => s.id)));
   }
 
   /** One JSON call with bounded retries on unusable output; every failure becomes `LLM_FAILED`. */
@@ -217,11 +198,6 @@ export class ModelSummarizer implements Summarizer {
       },
     );
   }
-}
-
-function clamp(value: number, min: number, max: number): number {
-  if (Number.isNaN(value)) return min < 0 ? 0 : min;
-  return Math.min(max, Math.max(min, value));
 }
 
 function isInvalidOutput(error: unknown): boolean {

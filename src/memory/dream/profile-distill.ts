@@ -9,17 +9,13 @@
  * distinguishable. Emotion and axes are library-owned profile fields and are replaced.
  */
 import { z } from 'zod';
-import { oneLine } from '../../core/text.js';
-import { fitWords } from '../../llm/fit-text.js';
+import { normalizeDistillation } from '../../llm/profile-distillation.js';
 import type { ProfileDistillation, ProfileSample } from '../../llm/types.js';
 import type { ProfileEstimateRow } from '../../store/dream-repo.js';
 import { mbtiType } from '../../store/profile-repo.js';
 import { decay, ENGRAM } from '../engram/engram-math.js';
 import type { EngramPlan } from '../engram/engram-plan.js';
 import type { DistilledProfile } from './dream-report.js';
-
-/** Longest personality line kept (code points). */
-export const PERSONALITY_CHARS = 160;
 
 /**
  * The samples: live nodes ranked by importance decayed to `now` (λ 0.01/h), the top 200, each
@@ -51,8 +47,6 @@ const distillationSchema = z.object({
   perNode: z.array(z.object({ id: z.string(), valence: finite, arousal: finite })),
 });
 
-const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
-
 /**
  * Checks a distillation from any summariser: missing or non-numeric emotion or axes refuse the
  * whole estimate (so a bad reply never wipes the profile with zeros); values are clamped, the
@@ -66,25 +60,7 @@ export function checkDistillation(value: unknown, sampled: ReadonlySet<string>):
       `unusable distillation (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'bad shape'})`,
     );
   }
-  const d = parsed.data;
-  return {
-    emotion: {
-      valence: clamp(d.emotion.valence, 0, 1),
-      arousal: clamp(d.emotion.arousal, 0, 1),
-      dominance: clamp(d.emotion.dominance, 0, 1),
-    },
-    mbti: {
-      i_e: clamp(d.mbti.i_e, -1, 1),
-      n_s: clamp(d.mbti.n_s, -1, 1),
-      t_f: clamp(d.mbti.t_f, -1, 1),
-      j_p: clamp(d.mbti.j_p, -1, 1),
-    },
-    personality: fitWords(oneLine(d.personality), PERSONALITY_CHARS),
-    perNode: d.perNode
-      .filter((row) => sampled.has(row.id))
-      .slice(0, 20)
-      .map((row) => ({ id: row.id, valence: clamp(row.valence, 0, 1), arousal: clamp(row.arousal, 0, 1) })),
-  };
+  return normalizeDistillation(parsed.data, sampled);
 }
 
 /** What Dream stores in `meta` (`dream.<agent id>.profile`). */
