@@ -1,30 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
-import { HedgehopError } from '../../src/core/errors.js';
+import { describe, expect, it } from 'vitest';
+import type { MemoryDB } from '../../src/api/memory-db.js';
 import { searchIndex } from '../../src/index/search.js';
 import type { KnowledgeBatch, KnowledgeImportProgress } from '../../src/memory/knowledge/types.js';
-import { fileDigest, tempFile } from '../helpers/temp.js';
-
-const open: MemoryDB[] = [];
-afterEach(async () => {
-  for (const db of open.splice(0)) if (!db.closed) await db.close();
-});
-
-async function fresh(path = tempFile()): Promise<{ db: MemoryDB; path: string }> {
-  const db = await openMemory(path);
-  open.push(db);
-  return { db, path };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
+import { fileDigest } from '../helpers/temp.js';
+import { rejection } from '../helpers/errors.js';
+import { fresh } from './helpers.js';
 
 const architecture: KnowledgeBatch = {
   graph: 'architecture',
@@ -266,7 +246,7 @@ describe('bad batches change nothing', () => {
     const { db, path } = await fresh();
     await db.knowledge.import(architecture);
     const digest = fileDigest(path);
-    const error = await failure(db.knowledge.import(batch as KnowledgeBatch, options as never));
+    const error = await rejection(db.knowledge.import(batch as KnowledgeBatch, options as never));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.field).toBe(field);
     expect(fileDigest(path)).toBe(digest);
@@ -277,7 +257,7 @@ describe('bad batches change nothing', () => {
     await db.knowledge.import(architecture);
     const digest = fileDigest(path);
     const nodes = Array.from({ length: 50 }, (_, i) => ({ title: `n${i}` }));
-    const error = await failure(
+    const error = await rejection(
       db.knowledge.import(
         {
           graph: 'architecture',
@@ -299,7 +279,7 @@ describe('bad batches change nothing', () => {
   it('does not let an edge reach into another graph', async () => {
     const { db } = await fresh();
     await db.knowledge.import(architecture);
-    const error = await failure(
+    const error = await rejection(
       db.knowledge.import({
         graph: 'other',
         nodes: [{ title: 'X' }],
@@ -368,17 +348,19 @@ describe('querySubgraph', () => {
   it('refuses an undefined edge kind instead of answering with an empty graph', async () => {
     const { db } = await fresh();
     const { id } = await chain(db);
-    const unknown = await failure(
+    const unknown = await rejection(
       db.knowledge.querySubgraph([id('A')], { depth: 1, edgeKinds: ['likes' as never] }),
     );
     expect(unknown.code).toBe('INVALID_INPUT');
     expect(unknown.field).toBe('options.edgeKinds.0');
     expect(unknown.message).toContain('likes');
-    const empty = await failure(db.knowledge.querySubgraph([id('A')], { edgeKinds: [] }));
+    const empty = await rejection(db.knowledge.querySubgraph([id('A')], { edgeKinds: [] }));
     expect(empty.code).toBe('INVALID_INPUT');
-    expect((await failure(db.knowledge.querySubgraph([], {}))).code).toBe('INVALID_INPUT');
-    expect((await failure(db.knowledge.querySubgraph([id('A')], { depth: -1 }))).code).toBe('INVALID_INPUT');
-    expect((await failure(db.knowledge.querySubgraph(['kn_0000000000000000']))).code).toBe('NOT_FOUND');
+    expect((await rejection(db.knowledge.querySubgraph([], {}))).code).toBe('INVALID_INPUT');
+    expect((await rejection(db.knowledge.querySubgraph([id('A')], { depth: -1 }))).code).toBe(
+      'INVALID_INPUT',
+    );
+    expect((await rejection(db.knowledge.querySubgraph(['kn_0000000000000000']))).code).toBe('NOT_FOUND');
   });
 });
 
@@ -406,8 +388,8 @@ describe('queryNodes', () => {
     ).toEqual(['Users DB']);
     expect(await titles({ titles: ['Users DB', 'Auth notes'], graphId: arch.graphId })).toEqual(['Users DB']);
     expect(await titles({ type: 'service', limit: 1 })).toEqual(['API gateway']);
-    expect((await failure(db.knowledge.queryNodes({ limit: 0 }))).field).toBe('query.limit');
-    expect((await failure(db.knowledge.queryNodes({ keyword: '' }))).field).toBe('query.keyword');
+    expect((await rejection(db.knowledge.queryNodes({ limit: 0 }))).field).toBe('query.limit');
+    expect((await rejection(db.knowledge.queryNodes({ keyword: '' }))).field).toBe('query.keyword');
   });
 });
 
@@ -469,9 +451,9 @@ describe('graphs', () => {
     const digest = fileDigest(path);
     expect(await db.knowledge.update(arch.graphId, { label: 'systems' })).toEqual(renamed);
     expect(fileDigest(path)).toBe(digest);
-    expect((await failure(db.knowledge.update(arch.graphId, { label: 'other' }))).code).toBe('CONFLICT');
-    expect((await failure(db.knowledge.update(arch.graphId, { label: ' ' }))).code).toBe('INVALID_INPUT');
-    expect((await failure(db.knowledge.update('kg_0000000000000000', { label: 'z' }))).code).toBe(
+    expect((await rejection(db.knowledge.update(arch.graphId, { label: 'other' }))).code).toBe('CONFLICT');
+    expect((await rejection(db.knowledge.update(arch.graphId, { label: ' ' }))).code).toBe('INVALID_INPUT');
+    expect((await rejection(db.knowledge.update('kg_0000000000000000', { label: 'z' }))).code).toBe(
       'NOT_FOUND',
     );
     expect(fileDigest(path)).toBe(digest);
@@ -508,8 +490,8 @@ describe('graphs', () => {
       scenesUnanchored: 2,
     });
     expect(await db.knowledge.get(arch.graphId)).toBeUndefined();
-    expect((await failure(db.knowledge.getOrThrow(arch.graphId))).code).toBe('NOT_FOUND');
-    expect((await failure(db.knowledge.delete(arch.graphId))).code).toBe('NOT_FOUND');
+    expect((await rejection(db.knowledge.getOrThrow(arch.graphId))).code).toBe('NOT_FOUND');
+    expect((await rejection(db.knowledge.delete(arch.graphId))).code).toBe('NOT_FOUND');
     const anchors = engine.statement('SELECT id, knowledge_id FROM scenes ORDER BY id').all();
     expect(anchors).toEqual([
       { id: 'scn_a', knowledge_id: null },
@@ -556,7 +538,7 @@ describe('node-level edits', () => {
     ]);
     expect(added).toEqual([{ nodeId: usersDb, added: ['read replica in eu-west'] }]);
     const digest = fileDigest(path);
-    const error = await failure(
+    const error = await rejection(
       db.knowledge.addObservations([
         { nodeId: usersDb, observations: ['never written'] },
         { nodeId: 'kn_0000000000000000', observations: ['x'] },
@@ -581,8 +563,7 @@ describe('node-level edits', () => {
 describe('writers changing the graph while a chunked import runs', () => {
   it('reports edges whose member another writer deleted, and writes the rest', async () => {
     const { db, path } = await fresh();
-    const other = await openMemory(path);
-    open.push(other);
+    const { db: other } = await fresh(path);
     await db.knowledge.import({ graph: 'g', nodes: [{ title: 'old' }] });
     const nodes = Array.from({ length: 6 }, (_, i) => ({ title: `n${i}` }));
     const edges = [
@@ -615,8 +596,7 @@ describe('writers changing the graph while a chunked import runs', () => {
 
   it('stops, reporting how far it got, when another writer deletes the graph', async () => {
     const { db, path } = await fresh();
-    const other = await openMemory(path);
-    open.push(other);
+    const { db: other } = await fresh(path);
     const nodes = Array.from({ length: 9 }, (_, i) => ({ title: `n${i}` }));
     const report = await db.knowledge.import(
       { graph: 'g', nodes },
@@ -650,8 +630,7 @@ describe('sharing', () => {
       expect(hits.map((hit) => hit.ref)).toContain(report.created[1]);
       expect(hits.every((hit) => hit.agentId === null)).toBe(true);
     }
-    const second = await openMemory(path);
-    open.push(second);
+    const { db: second } = await fresh(path);
     expect((await second.knowledge.list()).map((graph) => graph.id)).toEqual([report.graphId]);
     await second.knowledge.import({ graph: 'architecture', nodes: [{ title: 'Cache' }] });
     expect((await db.knowledge.getOrThrow(report.graphId)).nodes).toHaveLength(4);
@@ -661,10 +640,9 @@ describe('sharing', () => {
     const { db, path } = await fresh();
     const report = await db.knowledge.import(architecture);
     await db.close();
-    const reader = await openMemory(path, { readOnly: true });
-    open.push(reader);
+    const { db: reader } = await fresh(path, { readOnly: true });
     expect((await reader.knowledge.getOrThrow(report.graphId)).nodes).toHaveLength(3);
-    expect((await failure(reader.knowledge.import({ graph: 'x', nodes: [{ title: 'A' }] }))).code).toBe(
+    expect((await rejection(reader.knowledge.import({ graph: 'x', nodes: [{ title: 'A' }] }))).code).toBe(
       'READ_ONLY',
     );
   });
@@ -673,7 +651,7 @@ describe('sharing', () => {
     const { db } = await fresh();
     const knowledge = db.knowledge;
     await db.close();
-    expect((await failure(knowledge.list())).code).toBe('CLOSED');
-    expect((await failure(knowledge.import(architecture))).code).toBe('CLOSED');
+    expect((await rejection(knowledge.list())).code).toBe('CLOSED');
+    expect((await rejection(knowledge.import(architecture))).code).toBe('CLOSED');
   });
 });

@@ -1,30 +1,9 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../src/api/memory-server.js';
-import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
-import { HedgehopError } from '../../src/core/errors.js';
-import { fileDigest, tempFile } from '../helpers/temp.js';
-
-const open: MemoryDB[] = [];
-afterEach(async () => {
-  for (const db of open.splice(0)) if (!db.closed) await db.close();
-});
-
-async function fresh(path = tempFile()): Promise<{ db: MemoryDB; path: string }> {
-  const db = await openMemory(path);
-  open.push(db);
-  return { db, path };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HedgehopError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HedgehopError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
+import { fileDigest } from '../helpers/temp.js';
+import { rejection } from '../helpers/errors.js';
+import { fresh } from './helpers.js';
 
 async function seeded() {
   const { db, path } = await fresh();
@@ -64,7 +43,7 @@ describe('the MCP memory server tools', () => {
   it('create_relations refuses unknown entities, writes nothing then, and returns only new relations', async () => {
     const { memory, path } = await seeded();
     const digest = fileDigest(path);
-    const error = await failure(
+    const error = await rejection(
       memory.createRelations([
         { from: 'Ada', to: 'Bob', relationType: 'admires' },
         { from: 'Ada', to: 'Zed', relationType: 'knows' },
@@ -99,7 +78,7 @@ describe('the MCP memory server tools', () => {
       { entityName: 'Bob', addedObservations: ['plays go'] },
     ]);
     const digest = fileDigest(path);
-    const error = await failure(
+    const error = await rejection(
       memory.addObservations([
         { entityName: 'Ada', contents: ['never'] },
         { entityName: 'Nobody', contents: ['x'] },
@@ -209,14 +188,13 @@ describe('the MCP memory server tools', () => {
       memory.addObservations([{ entityName: 'Ada', contents: 'text' } as never]),
       memory.searchNodes(42 as never),
     ];
-    for (const call of bad) expect((await failure(call)).code).toBe('INVALID_INPUT');
+    for (const call of bad) expect((await rejection(call)).code).toBe('INVALID_INPUT');
     expect(fileDigest(path)).toBe(digest);
   });
 
   it('loses no update between two connections writing the same file', async () => {
     const { db, path } = await fresh();
-    const other = await openMemory(path);
-    open.push(other);
+    const { db: other } = await fresh(path);
     const left = db.knowledge.memoryServer();
     const right = other.knowledge.memoryServer();
     await Promise.all(
@@ -292,7 +270,7 @@ describe('memory-server JSONL', () => {
     const { db, path } = await fresh();
     await importMemoryServerJsonl(db, referenceFile);
     const digest = fileDigest(path);
-    const error = await failure(
+    const error = await rejection(
       importMemoryServerJsonl(
         db,
         `{"type":"entity","name":"New","entityType":"t","observations":[]}\n{"type":"relation"`,
