@@ -356,7 +356,8 @@ type MutableReport = {
     : KnowledgeImportReport[K];
 };
 
-function emptyReport(graphId: string): MutableReport {
+/** A report of an import that has written nothing yet (also what an empty import reports). */
+export function emptyReport(graphId: string): MutableReport {
   return {
     graphId,
     graphCreated: false,

@@ -1,6 +1,6 @@
 import { notFound } from '../../core/errors.js';
 import { edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
-import type { ImportSettings, KnowledgeGraphs } from './knowledge-graphs.js';
+import { emptyReport, type ImportSettings, type KnowledgeGraphs } from './knowledge-graphs.js';
 import { unionInOrder } from './merge.js';
 import {
   formatMemoryServerJsonl,
@@ -329,7 +329,7 @@ export class MemoryServerMapping {
     const edges = distinctRelations(kept).map(edgeInputOf);
     const base =
       nodes.length + edges.length === 0
-        ? emptyImportReport(this.#graphId() ?? graphIdFor(this.#label))
+        ? emptyReport(this.#graphId() ?? graphIdFor(this.#label))
         : await this.#graphs.import({ graph: this.#label, nodes, edges }, settings);
     return {
       ...base,
@@ -381,19 +381,6 @@ export class MemoryServerMapping {
       .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));
     return { entities: nodes.map(entityOf), relations: distinctRelations(relations) };
   }
-}
-
-function emptyImportReport(graphId: string): KnowledgeImportReport {
-  return {
-    graphId,
-    graphCreated: false,
-    created: [],
-    updated: [],
-    skipped: 0,
-    edgesCreated: 0,
-    edgesExisting: 0,
-    errors: [],
-  };
 }
 
 function titleLookup(nodes: readonly KnowledgeNode[]): (id: string) => string | undefined {
