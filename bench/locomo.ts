@@ -18,7 +18,7 @@ import {
   type LocomoSubject,
 } from '../src/eval/locomo.js';
 import { hedgehopLocomoSubject } from '../src/eval/locomo-subject.js';
-import { matchExpression, queryTerms } from '../src/index/query.js';
+import { matchExpression, queryTerms } from '../src/recall/query.js';
 import { Store } from '../src/store/store.js';
 import type { BenchModule, BenchRow } from './harness.js';
 

@@ -13,8 +13,8 @@ import { openMemory, type MemoryDB } from '../src/index.js';
 import type { CompleteTaskInput } from '../src/api/radial-memory.js';
 import { countTokens } from '../src/core/tokens.js';
 import { truncateText } from '../src/core/text.js';
-import { searchIndex } from '../src/index/search.js';
-import { matchExpression, queryTerms } from '../src/index/query.js';
+import { searchIndex } from '../src/recall/search.js';
+import { matchExpression, queryTerms } from '../src/recall/query.js';
 import { OfflineSummarizer } from '../src/llm/offline-summarizer.js';
 import {
   compareInterleaved,

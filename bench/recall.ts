@@ -8,8 +8,8 @@
  * and the recall index's size as a share of the verbatim tables' size.
  */
 import { openMemory, type MemoryDB } from '../src/api/memory-db.js';
-import { matchExpression, queryTerms } from '../src/index/query.js';
-import { searchIndex } from '../src/index/search.js';
+import { matchExpression, queryTerms } from '../src/recall/query.js';
+import { searchIndex } from '../src/recall/search.js';
 import {
   median,
   percentile,

@@ -9,8 +9,8 @@ export { Agent } from './api/agent.js';
 export type { AgentInfo } from './api/agent.js';
 export type { FileStats, CheckReport } from './store/maintenance.js';
 // Recall across layers.
-export { INDEX_LAYERS } from './index/recall.js';
-export type { RecallOptions, RecallResult, RecallHit, Provenance } from './index/recall.js';
+export { INDEX_LAYERS } from './recall/recall.js';
+export type { RecallOptions, RecallResult, RecallHit, Provenance } from './recall/recall.js';
 export type { ReindexOptions, ReindexReport, ReindexProgress } from './memory/recall/reindex.js';
 // Conversation memory: profile, scenes and turns, archive, plan trees.
 export { CONVERSATION_LIMITS } from './memory/conversation/limits.js';

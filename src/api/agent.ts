@@ -1,6 +1,6 @@
 import { HedgehopError } from '../core/errors.js';
 import type { MemoryContext } from '../memory/context.js';
-import { recall, type RecallOptions, type RecallResult } from '../index/recall.js';
+import { recall, type RecallOptions, type RecallResult } from '../recall/recall.js';
 import { ContextWindowManager } from './context-window-manager.js';
 import { RadialMemory } from './radial-memory.js';
 import type { ArchiveRecord, Profile, Scene, Topic } from '../store/conversation-rows.js';

@@ -116,7 +116,7 @@ export interface ResolvedText {
 /**
  * The read side of the recall index: FTS5 matching with provenance filters, term statistics,
  * neighbours in a scene, and reading the verbatim text behind a hit. All SQL of recall lives
- * here; `src/index/` ranks and assembles.
+ * here; `src/recall/` ranks and assembles.
  */
 export class RecallRepo {
   readonly #engine: Engine;
@@ -126,7 +126,7 @@ export class RecallRepo {
   }
 
   /**
-   * Rows matching the FTS5 expression `match` (built by `src/index/query.ts`, never user text),
+   * Rows matching the FTS5 expression `match` (built by `src/recall/query.ts`, never user text),
    * best BM25 first, at most `limit`.
    */
   match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryDB } from '../../src/api/memory-db.js';
-import { searchIndex } from '../../src/index/search.js';
+import { searchIndex } from '../../src/recall/search.js';
 import type { KnowledgeBatch, KnowledgeImportProgress } from '../../src/memory/knowledge/types.js';
 import { fileDigest } from '../helpers/temp.js';
 import { rejection } from '../helpers/errors.js';

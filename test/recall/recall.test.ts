@@ -6,7 +6,7 @@ import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import type { Agent } from '../../src/api/agent.js';
 import { HedgehopError } from '../../src/core/errors.js';
 import { countTokens } from '../../src/core/tokens.js';
-import { searchIndex } from '../../src/index/search.js';
+import { searchIndex } from '../../src/recall/search.js';
 import { reindex } from '../../src/memory/recall/reindex.js';
 
 const DAY = 24 * 3600 * 1000;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import { HedgehopError } from '../../src/core/errors.js';
-import { searchIndex } from '../../src/index/search.js';
-import { backfillEmbeddings, configureEmbedder } from '../../src/index/vectors.js';
+import { searchIndex } from '../../src/recall/search.js';
+import { backfillEmbeddings, configureEmbedder } from '../../src/recall/vectors.js';
 import { MockEmbedder } from '../../src/llm/mock-embedder.js';
 import type { Embedder } from '../../src/llm/types.js';
 

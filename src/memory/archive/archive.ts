@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
-import { queryTerms, stem, tokenize } from '../../index/query.js';
-import { MAX_SEARCH_LIMIT, searchIndex } from '../../index/search.js';
+import { queryTerms, stem, tokenize } from '../../recall/query.js';
+import { MAX_SEARCH_LIMIT, searchIndex } from '../../recall/search.js';
 import type { ArchiveSlot, ArchiveWrite } from '../../store/archive-repo.js';
 import { archiveIndexText, CONTENT_TYPES, type ArchiveRecord } from '../../store/conversation-rows.js';
 import type { MemoryContext } from '../context.js';

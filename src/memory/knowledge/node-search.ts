@@ -1,4 +1,4 @@
-import { searchIndexSync } from '../../index/search.js';
+import { searchIndexSync } from '../../recall/search.js';
 import type { Store } from '../../store/store.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from './types.js';
 

@@ -1,6 +1,6 @@
 import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
-import { searchIndex } from '../../index/search.js';
+import { searchIndex } from '../../recall/search.js';
 import type {
   LineOverview,
   NodeIndexText,
