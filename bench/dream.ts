@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import { openMemory } from '../src/api/memory-db.js';
 import type { Agent } from '../src/api/agent.js';
-import type { DreamReport } from '../src/memory/dream/dream-report.js';
+import type { DreamReport } from '../src/core/model/dream.js';
 import { OfflineSummarizer } from '../src/llm/offline-summarizer.js';
 import type { Summarizer } from '../src/llm/types.js';
 import {

@@ -10,7 +10,7 @@ import type {
   KnowledgeBatch,
   KnowledgeEdgeKind,
   KnowledgeImportProgress,
-} from '../src/memory/knowledge/types.js';
+} from '../src/core/model/knowledge.js';
 import {
   compareInterleaved,
   median,

@@ -9,11 +9,11 @@ export { Agent } from './api/agent.js';
 export type { AgentInfo } from './api/agent.js';
 export type { FileStats, CheckReport } from './store/maintenance.js';
 // Recall across layers.
-export { INDEX_LAYERS } from './recall/recall.js';
-export type { RecallOptions, RecallResult, RecallHit, Provenance } from './recall/recall.js';
+export { INDEX_LAYERS } from './core/model/recall.js';
+export type { RecallOptions, RecallResult, RecallHit, Provenance } from './core/model/recall.js';
 export type { ReindexOptions, ReindexReport, ReindexProgress } from './memory/recall/reindex.js';
 // Conversation memory: profile, scenes and turns, archive, plan trees.
-export { CONVERSATION_LIMITS } from './memory/conversation/limits.js';
+export { CONVERSATION_LIMITS } from './core/model/conversation.js';
 export type {
   Profile,
   Scene,
@@ -23,22 +23,17 @@ export type {
   ContentType,
   UtteranceRole,
   PlanStatus,
-} from './store/conversation-rows.js';
-export type { ArchiveSlot } from './store/archive-repo.js';
-export type { DeleteReport, MergeReport } from './store/scenes-repo.js';
-export type { ProfileUpdate } from './memory/profile/profile.js';
-export type { SearchQuery, SearchResult, TurnEnd, TurnResult } from './memory/scenes/turn-loop.js';
-export type { ArchiveInput, ArchiveQuery } from './memory/archive/archive.js';
-export type { PlanNode } from './memory/plan/plan-tree.js';
-export type { PlanState, PlanStepUpdate } from './memory/plan/plan.js';
-export type {
-  ListedScene,
-  SceneContext,
-  SceneContextTopic,
-  SceneUpdate,
-} from './memory/scenes/scenes-admin.js';
+} from './core/model/conversation.js';
+export type { ArchiveSlot } from './core/model/conversation.js';
+export type { DeleteReport, MergeReport } from './core/model/conversation.js';
+export type { ProfileUpdate } from './core/model/conversation.js';
+export type { SearchQuery, SearchResult, TurnEnd, TurnResult } from './core/model/conversation.js';
+export type { ArchiveInput, ArchiveQuery } from './core/model/conversation.js';
+export type { PlanNode } from './core/model/conversation.js';
+export type { PlanState, PlanStepUpdate } from './core/model/conversation.js';
+export type { ListedScene, SceneContext, SceneContextTopic, SceneUpdate } from './core/model/conversation.js';
 // Engram and Dream consolidation.
-export type { EngramGraph, EngramNode, EngramEdge } from './memory/engram/engram.js';
+export type { EngramGraph, EngramNode, EngramEdge } from './core/model/engram.js';
 export type {
   DreamReport,
   DreamStageReport,
@@ -47,18 +42,22 @@ export type {
   DreamStatus,
   DistilledProfile,
   UndoDreamReport,
-} from './memory/dream/dream-report.js';
+} from './core/model/dream.js';
 export type { DreamHistoryOptions } from './memory/dream/dream-history.js';
 export { KnowledgeStore } from './api/knowledge-store.js';
-export { MemoryServerGraph, importMemoryServerJsonl, exportMemoryServerJsonl } from './api/memory-server.js';
-export type { MemoryServerOptions, MemoryServerImportOptions } from './api/memory-server.js';
+export {
+  MemoryServerGraph,
+  importMemoryServerJsonl,
+  exportMemoryServerJsonl,
+} from './api/memory-server-graph.js';
+export type { MemoryServerOptions, MemoryServerImportOptions } from './api/memory-server-graph.js';
 export type {
   MemoryServerEntity,
   MemoryServerRelation,
   MemoryServerSnapshot,
   MemoryServerImportReport,
-} from './memory/knowledge/memory-server.js';
-export { KNOWLEDGE_EDGE_KINDS } from './memory/knowledge/types.js';
+} from './core/model/knowledge.js';
+export { KNOWLEDGE_EDGE_KINDS } from './core/model/knowledge.js';
 export type {
   KnowledgeEdgeKind,
   KnowledgeImportMode,
@@ -84,7 +83,7 @@ export type {
   KnowledgeObservationEdit,
   KnowledgeObservationsAdded,
   KnowledgeObservationsDeleteReport,
-} from './memory/knowledge/types.js';
+} from './core/model/knowledge.js';
 export { RadialMemory } from './api/radial-memory.js';
 export type {
   CompleteTaskInput,
@@ -101,8 +100,8 @@ export { importHedgehog, exportHedgehog } from './api/hedgehog.js';
 export { exportDump, importDump, dumpLines } from './api/dump.js';
 export type { DumpHeader, DumpImportReport, DumpProgress, DumpImportOptions } from './api/dump.js';
 export type { HedgehogImportReport } from './memory/radial/hedgehog-format.js';
-export { LEVELS, levelAtDistance } from './memory/radial/levels.js';
-export type { DetailLevel, LevelSpec } from './memory/radial/levels.js';
+export { LEVELS, levelAtDistance } from './core/model/levels.js';
+export type { DetailLevel, LevelSpec } from './core/model/levels.js';
 export type { FillReport } from './memory/radial/radial-service.js';
 export type {
   RadialNode,
@@ -114,7 +113,7 @@ export type {
   FileChange,
   JsonValue,
   LineHistoryEntry,
-} from './memory/radial/types.js';
+} from './core/model/radial.js';
 export { OfflineSummarizer } from './llm/offline-summarizer.js';
 export { ModelSummarizer } from './llm/model-summarizer.js';
 export type { ModelSummarizerOptions } from './llm/model-summarizer.js';
@@ -134,7 +133,6 @@ export type {
   Embedder,
   TokenUsage,
   GenerateOptions,
-  DetailLevelName,
   SummarizeContext,
   TurnUtterance,
   TopicForGrouping,
@@ -142,3 +140,4 @@ export type {
   ProfileSample,
   ProfileDistillation,
 } from './llm/types.js';
+export type { DetailLevelName } from './core/model/levels.js';

@@ -1,27 +1,34 @@
 import { HedgehopError } from '../core/errors.js';
 import type { MemoryContext } from '../memory/context.js';
-import { recall, type RecallOptions, type RecallResult } from '../recall/recall.js';
+import { recall } from '../recall/recall.js';
+import { type RecallOptions, type RecallResult } from '../core/model/recall.js';
 import { ContextWindowManager } from './context-window-manager.js';
 import { RadialMemory } from './radial-memory.js';
-import type { ArchiveRecord, Profile, Scene, Topic } from '../store/conversation-rows.js';
-import type { ArchiveSlot } from '../store/archive-repo.js';
-import type { DeleteReport, MergeReport } from '../store/scenes-repo.js';
 import {
-  appendArchive,
-  appendArchiveMany,
-  searchArchive,
+  type ArchiveRecord,
+  type Profile,
+  type Scene,
+  type Topic,
+  type ArchiveSlot,
+  type DeleteReport,
+  type MergeReport,
   type ArchiveInput,
   type ArchiveQuery,
-} from '../memory/archive/archive.js';
-import {
-  planNodeAdd,
-  planNodeUpdate,
-  planState,
   type PlanState,
   type PlanStepUpdate,
-} from '../memory/plan/plan.js';
-import type { PlanNode } from '../memory/plan/plan-tree.js';
-import { getProfile, updateProfile, type ProfileUpdate } from '../memory/profile/profile.js';
+  type PlanNode,
+  type ProfileUpdate,
+  type ListedScene,
+  type SceneContext,
+  type SceneUpdate,
+  type SearchQuery,
+  type SearchResult,
+  type TurnEnd,
+  type TurnResult,
+} from '../core/model/conversation.js';
+import { appendArchive, appendArchiveMany, searchArchive } from '../memory/archive/archive.js';
+import { planNodeAdd, planNodeUpdate, planState } from '../memory/plan/plan.js';
+import { getProfile, updateProfile } from '../memory/profile/profile.js';
 import {
   deleteScene,
   deleteTopic,
@@ -30,21 +37,12 @@ import {
   renameTopic,
   sceneContext,
   updateScene,
-  type ListedScene,
-  type SceneContext,
-  type SceneUpdate,
 } from '../memory/scenes/scenes-admin.js';
-import {
-  search,
-  update,
-  type SearchQuery,
-  type SearchResult,
-  type TurnEnd,
-  type TurnResult,
-} from '../memory/scenes/turn-loop.js';
-import { listEngram, type EngramGraph } from '../memory/engram/engram.js';
+import { search, update } from '../memory/scenes/turn-loop.js';
+import { listEngram } from '../memory/engram/engram.js';
+import { type EngramGraph } from '../core/model/engram.js';
 import { DreamScheduler } from '../memory/dream/dream-scheduler.js';
-import type { DistilledProfile, DreamReport, UndoDreamReport } from '../memory/dream/dream-report.js';
+import type { DistilledProfile, DreamReport, UndoDreamReport } from '../core/model/dream.js';
 import {
   distilledProfile,
   dreamHistory,

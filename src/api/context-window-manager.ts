@@ -1,9 +1,8 @@
 import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import { z } from 'zod';
-import type { DetailLevelName } from '../llm/types.js';
-import type { DetailLevel } from '../memory/radial/levels.js';
-import type { RadialNode } from '../memory/radial/types.js';
+import type { DetailLevelName, DetailLevel } from '../core/model/levels.js';
+import type { RadialNode } from '../core/model/radial.js';
 import type { NavigationCandidate, NavigationSession } from './navigation-session.js';
 import {
   parseLevel,

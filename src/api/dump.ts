@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import { nodeIndexTexts } from '../memory/radial/radial-service.js';
-import type { FileChange } from '../memory/radial/types.js';
+import type { FileChange } from '../core/model/radial.js';
 import {
   exportDump as exportStoreDump,
   importDump as importStoreDump,
@@ -12,11 +12,11 @@ import {
   type DumpImportReport,
   type DumpProgress,
   type RadialIndexSource,
-} from '../store/dump.js';
+} from '../store/dump-repo.js';
 import { Store } from '../store/store.js';
 import type { MemoryDB } from './memory-db.js';
 
-export type { DumpHeader, DumpImportReport, DumpProgress } from '../store/dump.js';
+export type { DumpHeader, DumpImportReport, DumpProgress } from '../store/dump-repo.js';
 
 function parseList<T>(json: string): T[] {
   try {

@@ -15,27 +15,25 @@ import {
   subgraphOptionsSchema,
   subgraphStartSchema,
   updateSchema,
-} from '../memory/knowledge/schemas.js';
-import type {
-  KnowledgeBatch,
-  KnowledgeDeleteReport,
-  KnowledgeEdgesDeleteReport,
-  KnowledgeGraph,
-  KnowledgeGraphInfo,
-  KnowledgeImportOptions,
-  KnowledgeImportReport,
-  KnowledgeNode,
-  KnowledgeNodeQuery,
-  KnowledgeNodesDeleteReport,
-  KnowledgeObservationEdit,
-  KnowledgeObservationsAdded,
-  KnowledgeObservationsDeleteReport,
-  KnowledgeSearchHit,
-  KnowledgeSubgraph,
-  KnowledgeSubgraphOptions,
-} from '../memory/knowledge/types.js';
+  type KnowledgeBatch,
+  type KnowledgeDeleteReport,
+  type KnowledgeEdgesDeleteReport,
+  type KnowledgeGraph,
+  type KnowledgeGraphInfo,
+  type KnowledgeImportOptions,
+  type KnowledgeImportReport,
+  type KnowledgeNode,
+  type KnowledgeNodeQuery,
+  type KnowledgeNodesDeleteReport,
+  type KnowledgeObservationEdit,
+  type KnowledgeObservationsAdded,
+  type KnowledgeObservationsDeleteReport,
+  type KnowledgeSearchHit,
+  type KnowledgeSubgraph,
+  type KnowledgeSubgraphOptions,
+} from '../core/model/knowledge.js';
 import type { Store } from '../store/store.js';
-import { MemoryServerGraph, type MemoryServerOptions } from './memory-server.js';
+import { MemoryServerGraph, type MemoryServerOptions } from './memory-server-graph.js';
 
 /** Default number of hits of {@link KnowledgeStore.search}. */
 const DEFAULT_SEARCH_HITS = 100;

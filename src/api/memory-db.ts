@@ -8,11 +8,13 @@ import type { CheckReport, FileStats } from '../store/maintenance.js';
 import { Store } from '../store/store.js';
 import type { AgentRow } from '../store/agents-repo.js';
 import { Agent, type AgentInfo } from './agent.js';
+import { provideStandaloneOpen } from './radial-memory.js';
 import { KnowledgeStore } from './knowledge-store.js';
 import { parseOpenOptions, type OpenOptions, type ResolvedOpenOptions } from './options.js';
 import { ModelSummarizer } from '../llm/model-summarizer.js';
 import type { Summarizer } from '../llm/types.js';
-import { profilePatchSchema, seedProfile } from '../memory/profile/profile.js';
+import { seedProfile } from '../memory/profile/profile.js';
+import { profilePatchSchema } from '../core/model/conversation.js';
 import { reindex, type ReindexOptions, type ReindexReport } from '../memory/recall/reindex.js';
 
 /** The schema version that added the recall index. */
@@ -231,3 +233,8 @@ export class MemoryDB {
 export async function openMemory(path: string, options?: OpenOptions): Promise<MemoryDB> {
   return MemoryDB.open(path, options);
 }
+
+provideStandaloneOpen(async (path, options) => {
+  const db = await openMemory(path, options);
+  return { context: db.primary().memoryContext, close: () => db.close() };
+});

@@ -1,8 +1,7 @@
-import type { DetailLevelName } from '../llm/types.js';
-import { levelName, type DetailLevel } from '../memory/radial/levels.js';
+import { type DetailLevelName, levelName, type DetailLevel } from '../core/model/levels.js';
 import type { RadialService } from '../memory/radial/radial-service.js';
 import { renderSession } from '../memory/radial/session-view.js';
-import type { RadialLine, RadialNode } from '../memory/radial/types.js';
+import type { RadialLine, RadialNode } from '../core/model/radial.js';
 
 /** One ranked alternative of a navigation. */
 export interface NavigationCandidate {

@@ -3,13 +3,18 @@ import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import type { Summarizer } from '../llm/types.js';
 import type { MemoryContext } from '../memory/context.js';
-import { levelNumber, type DetailLevel } from '../memory/radial/levels.js';
+import { DETAIL_LEVEL_NAMES, levelNumber, type DetailLevel } from '../core/model/levels.js';
 import { RadialService, type FillReport } from '../memory/radial/radial-service.js';
-import type { LineHistoryEntry, RadialLine, RadialNode, TaskRecord } from '../memory/radial/types.js';
-import { openMemory, type MemoryDB } from './memory-db.js';
+import {
+  type LineHistoryEntry,
+  type RadialLine,
+  type RadialNode,
+  type TaskRecord,
+  jsonObjectSchema,
+  wellFormed,
+} from '../core/model/radial.js';
 import { candidateSession, NavigationSession, StepNavigator } from './navigation-session.js';
 import type { OpenOptions } from './options.js';
-import { jsonObjectSchema, wellFormed } from './radial-schemas.js';
 
 const LONE_SURROGATE = 'contains a lone surrogate (not valid Unicode text)';
 
@@ -26,10 +31,9 @@ const labelSchema = z
   .refine((value) => value.trim().length > 0, 'must not be empty')
   .refine(wellFormed, LONE_SURROGATE);
 
-const levelSchema = z.union(
-  [z.number().int().min(0).max(4), z.enum(['origin', 'brief', 'summary', 'detailed', 'full'])],
-  { error: 'must be a detail level: 0..4 or origin, brief, summary, detailed, full' },
-);
+const levelSchema = z.union([z.number().int().min(0).max(4), z.enum(DETAIL_LEVEL_NAMES)], {
+  error: 'must be a detail level: 0..4 or origin, brief, summary, detailed, full',
+});
 
 const positionSchema = z
   .number({ error: 'must be a whole number ≥ 1' })
@@ -61,6 +65,24 @@ const taskFields = {
 
 const completeTaskSchema = z.strictObject({ ...taskFields, taskLabel: labelSchema });
 const extendTaskSchema = z.strictObject({ ...taskFields, taskLabel: labelSchema.optional() });
+
+/** A memory a standalone {@link RadialMemory} opened itself: closing the radial memory closes it. */
+interface OwnedMemory {
+  readonly context: MemoryContext;
+  close(): Promise<void>;
+}
+
+/** How {@link RadialMemory.open} opens its own memory; provided by memory-db.ts. */
+type StandaloneOpen = (path: string, options: OpenOptions) => Promise<OwnedMemory>;
+let standaloneOpen: StandaloneOpen | undefined;
+
+/**
+ * @internal Called once by memory-db.ts, which owns `openMemory`. Importing it here instead would
+ * close the cycle MemoryDB → Agent → RadialMemory → MemoryDB.
+ */
+export function provideStandaloneOpen(open: StandaloneOpen): void {
+  standaloneOpen = open;
+}
 
 /** A completed task, as given to {@link RadialMemory.completeTask}. */
 export type CompleteTaskInput = z.input<typeof completeTaskSchema>;
@@ -136,10 +158,10 @@ export function parseLevel(value: unknown, field: string): DetailLevel {
  */
 export class RadialMemory {
   readonly #service: RadialService;
-  readonly #owned: MemoryDB | undefined;
+  readonly #owned: OwnedMemory | undefined;
 
   /** @internal Use `agent.radial` or {@link RadialMemory.open}. */
-  constructor(context: MemoryContext, owned?: MemoryDB) {
+  constructor(context: MemoryContext, owned?: OwnedMemory) {
     this.#service = new RadialService(context);
     this.#owned = owned;
   }
@@ -151,9 +173,11 @@ export class RadialMemory {
   static async open(path: string, options: RadialOpenOptions = {}): Promise<RadialMemory> {
     const { projectName, ...openOptions } = options;
     const name = projectName === undefined ? undefined : parseInput(labelSchema, projectName, 'projectName');
-    const db = await openMemory(path, openOptions);
+    if (!standaloneOpen)
+      throw new HedgehopError('IO', 'RadialMemory.open: import it from the hedgehop package');
+    const db = await standaloneOpen(path, openOptions);
     try {
-      const radial = new RadialMemory(db.primary().memoryContext, db);
+      const radial = new RadialMemory(db.context, db);
       if (name !== undefined && !openOptions.readOnly) radial.#service.setProjectName(name, false);
       return radial;
     } catch (error) {

@@ -1,4 +1,5 @@
 import { HedgehopError } from '../core/errors.js';
+import { DETAIL_LEVEL_NAMES, type DetailLevelName } from '../core/model/levels.js';
 
 /** How every command module receives the shared error-mapping wrapper. */
 export type RunCommand = (fn: () => Promise<void>) => Promise<void>;
@@ -32,18 +33,16 @@ export function fraction(name: string, value: string | undefined): number | unde
   return number;
 }
 
-const LEVEL_NAMES = ['origin', 'brief', 'summary', 'detailed', 'full'] as const;
-
 /** A detail level from an option: 0..4 or its name. */
 export function detailLevel(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const byName = LEVEL_NAMES.indexOf(value as (typeof LEVEL_NAMES)[number]);
+  const byName = DETAIL_LEVEL_NAMES.indexOf(value as DetailLevelName);
   if (byName >= 0) return byName;
   const number = Number(value);
   if (Number.isInteger(number) && number >= 0 && number <= 4) return number;
   throw new HedgehopError(
     'INVALID_INPUT',
-    `--${name}: must be a detail level, 0..4 or ${LEVEL_NAMES.join(', ')} (got '${value}')`,
+    `--${name}: must be a detail level, 0..4 or ${DETAIL_LEVEL_NAMES.join(', ')} (got '${value}')`,
     { field: name },
   );
 }

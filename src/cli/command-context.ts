@@ -5,8 +5,7 @@ import { HedgehopError } from '../core/errors.js';
 import type { Agent } from '../api/agent.js';
 import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
-import type { CliIO } from './output.js';
-import { painter, printJson } from './output.js';
+import { type CliIO, painter, printJson } from './output.js';
 import { progressBar, type Progress } from './progress.js';
 
 /** Options every command takes. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMemory } from '../api/memory-db.js';
 import type { Agent } from '../api/agent.js';
-import type { RecallHit } from '../recall/recall.js';
+import type { RecallHit } from '../core/model/recall.js';
 import {
   evaluateLocomo,
   loadLocomo,

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { z } from 'zod';

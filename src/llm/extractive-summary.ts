@@ -12,7 +12,7 @@
 import { codePointLength, oneLine } from '../core/text.js';
 import { fitWords } from './fit-text.js';
 import { clauses, contentTerms, sentences, tokenize, type Sentence, type Token } from './text-analysis.js';
-import type { DetailLevelName } from './types.js';
+import { isOneLineLevel, LEVEL_CAPS, SUMMARY_LEVELS, type DetailLevelName } from '../core/model/levels.js';
 
 interface Unit {
   readonly order: number;
@@ -43,15 +43,7 @@ export function budgetOf(maxChars: number): number {
 
 /** The level a budget stands for, when the caller did not say. */
 export function levelForBudget(maxChars: number): DetailLevelName {
-  if (maxChars <= 80) return 'origin';
-  if (maxChars <= 200) return 'brief';
-  if (maxChars <= 600) return 'summary';
-  return 'detailed';
-}
-
-/** True for the levels shown one per line (origin, brief): their summaries hold no line break. */
-export function isOneLineLevel(level: DetailLevelName): boolean {
-  return level === 'origin' || level === 'brief';
+  return SUMMARY_LEVELS.find((level) => maxChars <= LEVEL_CAPS[level]) ?? 'detailed';
 }
 
 /**

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { codePointLength, oneLine } from '../core/text.js';
 import { parseInput } from '../core/validate.js';
-import { budgetOf, extractiveSummary, isOneLineLevel, levelForBudget } from './extractive-summary.js';
+import { budgetOf, extractiveSummary, levelForBudget } from './extractive-summary.js';
+import { isOneLineLevel } from '../core/model/levels.js';
 import { fitWords } from './fit-text.js';
 import { clamp, normalizeDistillation } from './profile-distillation.js';
 import { HedgehopError } from '../core/errors.js';

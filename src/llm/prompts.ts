@@ -5,7 +5,8 @@
  * the input.
  */
 import { z } from 'zod';
-import type { DetailLevelName, ProfileSample, TopicForGrouping } from './types.js';
+import type { ProfileSample, TopicForGrouping } from './types.js';
+import type { DetailLevelName } from '../core/model/levels.js';
 
 /** A system + user message pair. */
 export interface Prompt {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { DetailLevelName } from '../core/model/levels.js';
 
 /** Tokens a model call consumed. */
 export interface TokenUsage {
@@ -32,9 +33,6 @@ export interface LanguageModel {
     options: GenerateOptions & { readonly schema: S; readonly schemaName?: string },
   ): Promise<{ object: z.output<S>; usage: TokenUsage }>;
 }
-
-/** The five detail levels. `full` is the verbatim text and is never summarised. */
-export type DetailLevelName = 'origin' | 'brief' | 'summary' | 'detailed' | 'full';
 
 /** Hints for one summary. */
 export interface SummarizeContext {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
-import { KNOWLEDGE_EDGE_KINDS, type KnowledgeNode } from '../memory/knowledge/types.js';
+import { KNOWLEDGE_EDGE_KINDS, type KnowledgeNode } from '../core/model/knowledge.js';
 import type { ToolContext } from './tool-context.js';
 import { jsonResult } from './tool-result.js';
 

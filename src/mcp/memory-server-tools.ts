@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { MemoryServerGraph } from '../api/memory-server.js';
+import type { MemoryServerGraph } from '../api/memory-server-graph.js';
 import type { ToolContext } from './tool-context.js';
 
 /*

@@ -2,14 +2,13 @@ import { z } from 'zod';
 import type { NavigationCandidate, NavigationSession } from '../api/navigation-session.js';
 import type { DetailLevelInput } from '../api/radial-memory.js';
 import { HedgehopError } from '../core/errors.js';
-import type { RadialNode } from '../memory/radial/types.js';
+import type { RadialNode } from '../core/model/radial.js';
 import type { ToolContext } from './tool-context.js';
 import { jsonResult, textResult } from './tool-result.js';
-
-const LEVEL_NAMES = ['origin', 'brief', 'summary', 'detailed', 'full'] as const;
+import { DETAIL_LEVEL_NAMES, type DetailLevelName } from '../core/model/levels.js';
 
 const levelSchema = z
-  .union([z.number().int().min(0).max(4), z.enum(LEVEL_NAMES)])
+  .union([z.number().int().min(0).max(4), z.enum(DETAIL_LEVEL_NAMES)])
   .describe(
     'Detail level: 0 origin (≤80 chars), 1 brief (≤200), 2 summary (≤600), 3 detailed (≤1800), 4 full (verbatim). A number or its name.',
   );
@@ -24,7 +23,7 @@ const nodeRefShape = {
 };
 
 const toNumber = (level: DetailLevelInput): number =>
-  typeof level === 'number' ? level : LEVEL_NAMES.indexOf(level as (typeof LEVEL_NAMES)[number]);
+  typeof level === 'number' ? level : DETAIL_LEVEL_NAMES.indexOf(level as DetailLevelName);
 
 function nodeView(node: RadialNode) {
   return {

@@ -1,15 +1,10 @@
 import { countTokens } from '../core/tokens.js';
+import { LEVEL_CAPS } from '../core/model/levels.js';
 import { oneLine, truncateText } from '../core/text.js';
-
-/** How much of one item the assembled context shows. */
-export type ContextLevel = 'full' | 'detailed' | 'summary' | 'brief';
+import type { ContextLevel } from '../core/model/recall.js';
 
 /** Character budgets of the shortened levels (DESIGN.md §1). */
-export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>> = {
-  detailed: 1800,
-  summary: 600,
-  brief: 200,
-};
+export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>> = LEVEL_CAPS;
 
 /** One item offered to the context, best first. */
 export interface ContextCandidate {

@@ -2,7 +2,7 @@ import type { ArchiveText, DocFilter, DocRow, MatchedDoc } from '../store/recall
 import { sliceCodePoints } from '../core/text.js';
 import type { Store } from '../store/store.js';
 import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
-import type { SearchOptions } from './search.js';
+import type { SearchOptions, RankWeights } from './search-options.js';
 
 /** The provenance filter of a search, as the repository takes it. */
 export function toDocFilter(options: SearchOptions): DocFilter {
@@ -22,44 +22,6 @@ export interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
   readonly confidence: number;
-}
-
-/** Tuning of the ranking; the defaults were chosen on development data, see docs/benchmarks.md. */
-export interface RankWeights {
-  /** How many BM25 candidates are re-ranked (at least `limit`). */
-  readonly candidates: number;
-  /** Weight of the best neighbour's score (adjacent turns in the same scene). */
-  readonly neighbour: number;
-  /** How far (in turns) neighbours reach, and the decay per turn. */
-  readonly neighbourWindow: number;
-  readonly neighbourDecay: number;
-  /** How many of the best archive candidates spread their score to their neighbours. */
-  readonly neighbourSeeds: number;
-  /** Weight of the scene's own relevance (its best hits) in each of its rows' scores. */
-  readonly scene: number;
-  /** Weight of the recency prior, and its half-life in ms. */
-  readonly recency: number;
-  readonly recencyHalfLifeMs: number;
-  /**
-   * Weight of pseudo-relevance feedback, from how many top hits, with how many words. Twelve
-   * seeds rather than eight draw the feedback words from more than one session's best turns.
-   */
-  readonly feedback: number;
-  readonly feedbackDocs: number;
-  readonly feedbackTerms: number;
-  /** Weight of the vector list in reciprocal-rank fusion (BM25's is 1). */
-  readonly vector: number;
-  /** Feedback words come from the best hits after the priors (true) or by BM25 alone. */
-  readonly feedbackAfterPriors: boolean;
-  /** Feedback words held by more than this share of the index rows are not searched. */
-  readonly feedbackMaxShare: number;
-  /** Share of a matching topic's score its turn's records gain. */
-  readonly topic: number;
-  /** Weight of a record whose speaker (a leading `Name:` label) is named in the query. */
-  readonly speaker: number;
-  /** At most this many rows of one scene in the first `sceneCapWindow` places (0: no cap). */
-  readonly sceneCap: number;
-  readonly sceneCapWindow: number;
 }
 
 export const DEFAULT_WEIGHTS: RankWeights = {

@@ -1,118 +1,21 @@
-import { z } from 'zod';
 import { oneLine, truncateText } from '../core/text.js';
 import { parseInput } from '../core/validate.js';
 import type { Embedder } from '../llm/types.js';
-import type { IndexLayer } from '../store/index-repo.js';
+import {
+  type Provenance,
+  type RecallHit,
+  type RecallResult,
+  type IndexLayer,
+  type ContextLevel,
+  type SearchHit,
+  recallOptionsSchema,
+  recallQuerySchema,
+} from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { Store } from '../store/store.js';
-import { assembleContext, LEVEL_CHARS, type ContextCandidate, type ContextLevel } from './context.js';
-import { MAX_SEARCH_LIMIT, searchIndex, type SearchHit } from './search.js';
+import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
+import { searchIndex } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
-
-/** Every layer the recall index holds. */
-export const INDEX_LAYERS = [
-  'radial',
-  'topic',
-  'archive',
-  'knowledge',
-  'profile',
-] as const satisfies readonly IndexLayer[];
-
-const idSchema = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters');
-const timeSchema = z.union([
-  z.number().int('must be an integer (ms since the epoch)').min(0, 'must not be negative'),
-  z.date().transform((date) => date.getTime()),
-]);
-
-/** Options of `agent.recall(query, options)`. */
-export const recallOptionsSchema = z
-  .strictObject({
-    /** Token budget of the assembled context (default 1000; 0 gives hits only). */
-    budgetTokens: z
-      .number()
-      .int('must be an integer')
-      .min(0, 'must not be negative')
-      .max(1_000_000)
-      .default(1000),
-    /** At most this many hits (default 10). */
-    limit: z
-      .number()
-      .int('must be an integer')
-      .min(1, 'must be at least 1')
-      .max(MAX_SEARCH_LIMIT)
-      .default(10),
-    layers: z
-      .array(z.enum(INDEX_LAYERS, { error: `must be one of ${INDEX_LAYERS.join(', ')}` }))
-      .min(1, 'must name at least one layer')
-      .optional(),
-    lineId: idSchema.optional(),
-    sceneId: idSchema.optional(),
-    topicId: idSchema.optional(),
-    /** Only records created at or after this time (ms or Date). */
-    from: timeSchema.optional(),
-    /** Only records created before this time (ms or Date). */
-    to: timeSchema.optional(),
-  })
-  .check((ctx) => {
-    const { from, to } = ctx.value;
-    if (from !== undefined && to !== undefined && to < from) {
-      ctx.issues.push({ code: 'custom', path: ['to'], message: 'must not be before from', input: ctx.value });
-    }
-  });
-
-/** Options of `agent.recall`. */
-export type RecallOptions = z.input<typeof recallOptionsSchema>;
-
-const querySchema = z.string({ error: 'must be a string' }).max(100_000, 'at most 100000 characters');
-
-/** Where a recalled item came from: enough to read the verbatim record again. */
-export interface Provenance {
-  readonly layer: IndexLayer;
-  /** The owning agent's name; `null` for file-wide knowledge. */
-  readonly agent: string | null;
-  readonly agentId: number | null;
-  /** The verbatim table and the record's id in it (`archive` row id, node id, topic id, …). */
-  readonly table: 'archive' | 'nodes' | 'topics' | 'kg_nodes' | 'profiles';
-  readonly sourceId: string;
-  /** Which text of the record matched (`label`, `conversation`, `summary`, `full`; '' for one-text records). */
-  readonly part: string;
-  readonly lineId?: string;
-  /** Radial nodes: position on the line when recalled (1 = newest). */
-  readonly position?: number;
-  readonly sceneId?: string;
-  readonly topicId?: string;
-  /** Archive utterances: who spoke (speaker name, else role). */
-  readonly speaker?: string;
-  readonly createdAt: number;
-}
-
-/** One recalled item. */
-export interface RecallHit {
-  readonly layer: IndexLayer;
-  readonly ref: string;
-  /** Only meaningful to order the hits of one recall. */
-  readonly score: number;
-  /** 0..1, comparable across queries (see `SearchHit.confidence`). */
-  readonly confidence: number;
-  readonly provenance: Provenance;
-  /** The verbatim text of the part that matched. */
-  readonly text: string;
-  /** At most 200 characters of it, on one line. */
-  readonly preview: string;
-  /** The level at which the context holds this item, or `none`. */
-  readonly inContext: ContextLevel | 'none';
-}
-
-/** What `agent.recall` returns. */
-export interface RecallResult {
-  readonly query: string;
-  readonly hits: readonly RecallHit[];
-  /** The best items, each labelled with where it came from, within `budgetTokens`. */
-  readonly context: string;
-  /** Tokens of `context` (o200k_base), never more than `budgetTokens`. */
-  readonly usedTokens: number;
-  readonly budgetTokens: number;
-}
 
 /** Who is recalling. */
 export interface Recaller {
@@ -153,7 +56,7 @@ export async function recall(
   query: unknown,
   options?: unknown,
 ): Promise<RecallResult> {
-  const text = parseInput(querySchema, query, 'query');
+  const text = parseInput(recallQuerySchema, query, 'query');
   const parsed = parseInput(recallOptionsSchema, options ?? {}, 'options');
   if (who.embedder) await catchUpEmbeddings(store, who.embedder);
   const ranked = await searchIndex(store, {

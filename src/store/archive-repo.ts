@@ -1,14 +1,12 @@
 import { HedgehopError } from '../core/errors.js';
+import { archiveIndexText, toArchive, type RawArchive, type RawTopic } from './conversation-rows.js';
 import {
-  archiveIndexText,
-  toArchive,
   type ArchiveKind,
   type ArchiveRecord,
   type ContentType,
-  type RawArchive,
-  type RawTopic,
   type UtteranceRole,
-} from './conversation-rows.js';
+  type ArchiveSlot,
+} from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { requireOpenTurn } from './open-turn.js';
@@ -25,15 +23,6 @@ export interface ArchiveWrite {
   readonly createdAt: number;
   /** The slot to write; absent = the next free slot (3 or above). */
   readonly seq?: number | undefined;
-}
-
-/** Where a record was written. */
-export interface ArchiveSlot {
-  /** Row id of the record. */
-  readonly id: string;
-  /** The turn (topic) it belongs to. */
-  readonly topicId: string;
-  readonly seq: number;
 }
 
 /** Conditions of an archive read; every one is optional and they AND together. */

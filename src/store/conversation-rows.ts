@@ -1,125 +1,15 @@
-/**
- * The records of conversation memory as the repositories return them (plain, readonly data),
- * and the mapping from SQLite rows. Public types of the conversation API are these.
- */
+import type {
+  UtteranceRole,
+  ArchiveKind,
+  ContentType,
+  PlanStatus,
+  Scene,
+  Topic,
+  ArchiveRecord,
+  PlanNodeRow,
+} from '../core/model/conversation.js';
 
-/** Who said an utterance. `dream` is written only by hedgehop (fused-topic reconstructions). */
-export type UtteranceRole = 'user' | 'agent' | 'system' | 'dream';
-/** An archive record is dialogue (`utterance`) or something that happened (`event`). */
-export type ArchiveKind = 'utterance' | 'event';
-/** What an archive record's content is. */
-export type ContentType = 'text' | 'image' | 'video' | 'document' | 'audio' | 'code' | 'other';
-/** A plan step's state; `done` and `failed` are terminal. */
-export type PlanStatus = 'in_progress' | 'done' | 'failed';
-
-export const UTTERANCE_ROLES: readonly UtteranceRole[] = ['user', 'agent', 'system', 'dream'];
-export const CONTENT_TYPES: readonly ContentType[] = [
-  'text',
-  'image',
-  'video',
-  'document',
-  'audio',
-  'code',
-  'other',
-];
-export const PLAN_STATUSES: readonly PlanStatus[] = ['in_progress', 'done', 'failed'];
-
-/** An agent's profile: who it is (host-owned fields) and what Dream estimated (library-owned). */
-export interface Profile {
-  readonly name: string;
-  readonly role: string;
-  readonly personality: string;
-  readonly preferences: Readonly<Record<string, string>>;
-  /** Each in 0..1 (0.5 is neutral valence); all 0 until Dream has estimated them. */
-  readonly emotion: { readonly valence: number; readonly arousal: number; readonly dominance: number };
-  /** Axes in -1..1 (negative = I/N/T/J); `type` is derived from the axes on every read. */
-  readonly mbti: {
-    readonly i_e: number;
-    readonly n_s: number;
-    readonly t_f: number;
-    readonly j_p: number;
-    readonly type: string;
-  };
-  readonly agentType: 'primary' | 'sub';
-  /** 0 for a profile never written. */
-  readonly updatedAt: number;
-}
-
-/** A scene: one conversation (session). */
-export interface Scene {
-  readonly id: string;
-  readonly name: string;
-  /** The knowledge graph this scene is anchored to, if any. */
-  readonly knowledgeId: string | undefined;
-  /** How many turns were opened in it (the last turn's number). */
-  readonly turnSeq: number;
-  readonly createdAt: number;
-  readonly lastUsedAt: number;
-}
-
-/** A topic: one turn (open or closed), or a group Dream fused from adjacent turns. */
-export interface Topic {
-  readonly id: string;
-  readonly sceneId: string;
-  readonly kind: 'turn' | 'fused';
-  readonly status: 'open' | 'closed';
-  /** The turn's number in its scene (undefined for fused topics). */
-  readonly turnSeq: number | undefined;
-  readonly parentId: string | undefined;
-  /** 1 = on the scene's surface; 2 = folded under a fused topic. */
-  readonly depth: number;
-  /** Host-given name (`renameTopic`); never derived. */
-  readonly name: string | undefined;
-  readonly keywords: readonly string[];
-  /** True while the keywords still have to be distilled (a model failure, or not closed yet). */
-  readonly keywordsPending: boolean;
-  readonly outcome: string | undefined;
-  /** Earliest utterance time of the turn (host clock), set when the turn closes. */
-  readonly userTs: number | undefined;
-  /** Latest utterance time of the turn (host clock), set when the turn closes. */
-  readonly agentTs: number | undefined;
-  readonly openedAt: number;
-  readonly closedAt: number | undefined;
-}
-
-/** One verbatim archive record. */
-export interface ArchiveRecord {
-  /** Row id (the recall index's `ref` for layer `archive`). */
-  readonly id: string;
-  readonly topicId: string;
-  readonly sceneId: string;
-  /** Slot in the turn: 1 = input, 2 = output, 3.. = the rest. */
-  readonly seq: number;
-  readonly kind: ArchiveKind;
-  /** Utterances only. */
-  readonly role: UtteranceRole | undefined;
-  /** Utterances only: who spoke, when the host named them (multi-speaker sessions). */
-  readonly speaker: string | undefined;
-  readonly contentType: ContentType;
-  /** Events only. */
-  readonly eventType: string | undefined;
-  /** Events only: the plan step this event belongs to. */
-  readonly planStep: number | undefined;
-  readonly content: string;
-  readonly createdAt: number;
-}
-
-/** One plan step as stored. */
-export interface PlanNodeRow {
-  readonly topicId: string;
-  readonly seq: number;
-  /** 0 = a root. */
-  readonly parentSeq: number;
-  readonly status: PlanStatus;
-  readonly title: string;
-  readonly summary: string;
-  /** True when the summary was folded from the children by hedgehop (not written by the host). */
-  readonly summaryFolded: boolean;
-  readonly createdAt: number;
-  readonly finishedAt: number | undefined;
-  readonly updatedAt: number;
-}
-
+/** SQLite rows of conversation memory and their mapping to the public records of src/core/model. */
 export interface RawScene {
   id: string;
   agent_id: number;

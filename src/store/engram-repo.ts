@@ -1,32 +1,15 @@
+import type { EngramEdge, EngramNode } from '../core/model/engram.js';
 import { parseStringList } from './conversation-rows.js';
 import type { Engine } from './engine.js';
 
-/** One engram node as stored: the memory of one scene. */
-export interface EngramNodeRow {
-  readonly sceneId: string;
-  /** The scene's closed turns (any depth), sorted, as of the pass that last wrote the node. */
-  readonly topicIds: readonly string[];
-  /** Lower-cased union of those turns' keywords, sorted. */
-  readonly keywords: readonly string[];
-  readonly importance: number;
-  readonly valence: number;
-  readonly arousal: number;
-  readonly emotionSet: boolean;
-  readonly createdAt: number;
-  /** The decay clock: moves when the node is renewed or decayed. */
-  readonly updatedAt: number;
+/** One engram node as stored: the public node plus when it faded out of the graph. */
+export interface EngramNodeRow extends EngramNode {
   /** Set when the importance fell below the removal threshold: the node left the graph. */
   readonly fadedAt: number | undefined;
 }
 
 /** One engram edge as stored (`a < b`). */
-export interface EngramEdgeRow {
-  readonly a: string;
-  readonly b: string;
-  readonly weight: number;
-  readonly createdAt: number;
-  readonly lastDecayAt: number;
-}
+export type EngramEdgeRow = EngramEdge;
 
 /** What the engram is built from: one scene's closed turns and their keywords. */
 export interface SceneEvidenceRow {

@@ -1,9 +1,7 @@
 import { segmentCjk } from '../core/text.js';
 import type { Engine } from './engine.js';
 import type { VectorRepo } from './vector-repo.js';
-
-/** Which layer an index row belongs to. */
-export type IndexLayer = 'radial' | 'topic' | 'archive' | 'knowledge' | 'profile';
+import type { IndexLayer } from '../core/model/recall.js';
 
 /** One text to index, with its provenance. */
 export interface IndexDoc {

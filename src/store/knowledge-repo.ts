@@ -11,7 +11,7 @@ import type {
   KnowledgeObservationsAdded,
   KnowledgeObservationsDeleteReport,
   KnowledgeSourceRef,
-} from '../memory/knowledge/types.js';
+} from '../core/model/knowledge.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 

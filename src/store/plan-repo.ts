@@ -1,5 +1,6 @@
 import { notFound } from '../core/errors.js';
-import { toPlanNode, type PlanNodeRow, type PlanStatus, type RawPlanNode } from './conversation-rows.js';
+import { toPlanNode, type RawPlanNode } from './conversation-rows.js';
+import { type PlanNodeRow, type PlanStatus } from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import { readOpenTurn, requireOpenTurn } from './open-turn.js';
 

@@ -1,4 +1,4 @@
-import type { Profile } from './conversation-rows.js';
+import type { Profile } from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 

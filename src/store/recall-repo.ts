@@ -1,5 +1,5 @@
 import type { Engine } from './engine.js';
-import type { IndexLayer } from './index-repo.js';
+import type { IndexLayer } from '../core/model/recall.js';
 
 /** Which index rows a query may see. `undefined` filters are not applied. */
 export interface DocFilter {

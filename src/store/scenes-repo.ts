@@ -7,10 +7,15 @@ import {
   topicIndexText,
   type RawScene,
   type RawTopic,
+} from './conversation-rows.js';
+import {
   type Scene,
   type Topic,
   type UtteranceRole,
-} from './conversation-rows.js';
+  type DeleteReport,
+  type MergeReport,
+  type TopicMessages,
+} from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { noOpenTurn, readOpenTurn } from './open-turn.js';
@@ -50,44 +55,6 @@ export interface CloseTurnRequest {
   readonly outcome: string | undefined;
   readonly createdAt: number;
   readonly now: number;
-}
-
-/** A topic with its utterances, for `sceneContext`. */
-export interface TopicMessages {
-  readonly topic: Topic;
-  readonly messages: readonly {
-    readonly seq: number;
-    readonly role: UtteranceRole;
-    readonly speaker: string | undefined;
-    readonly contentType: string;
-    readonly content: string;
-    readonly createdAt: number;
-  }[];
-}
-
-/** What `deleteScene` / `deleteTopic` removed. */
-export interface DeleteReport {
-  readonly sceneIds: readonly string[];
-  readonly topicIds: readonly string[];
-  readonly archiveRecords: number;
-  readonly planNodes: number;
-  readonly indexRows: number;
-  readonly engramNodes: number;
-  /** True when the agent's open turn was among what went (there is no open turn now). */
-  readonly openTurnDeleted: boolean;
-}
-
-/** What `mergeScenes` did. */
-export interface MergeReport {
-  readonly sceneId: string;
-  readonly mergedSceneIds: readonly string[];
-  readonly topicsMoved: number;
-  readonly indexRowsMoved: number;
-  readonly engramNodesRemoved: number;
-  /** The anchor the merged scene has now. */
-  readonly knowledgeId: string | undefined;
-  /** True when the open turn was in a merged scene; it stays open, now in the kept scene. */
-  readonly openTurnMoved: boolean;
 }
 
 /** A change to a scene. `knowledgeId: null` clears the anchor. */

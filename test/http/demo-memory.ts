@@ -1,5 +1,4 @@
-import type { MemoryDB } from '../../src/api/memory-db.js';
-import { openMemory } from '../../src/api/memory-db.js';
+import { type MemoryDB, openMemory } from '../../src/api/memory-db.js';
 
 /** The verbatim full state of the login task, checked byte for byte by the tests. */
 export const LOGIN_FULL_STATE = [

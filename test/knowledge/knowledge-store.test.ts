@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryDB } from '../../src/api/memory-db.js';
 import { searchIndex } from '../../src/recall/search.js';
-import type { KnowledgeBatch, KnowledgeImportProgress } from '../../src/memory/knowledge/types.js';
+import type { KnowledgeBatch, KnowledgeImportProgress } from '../../src/core/model/knowledge.js';
 import { fileDigest } from '../helpers/temp.js';
 import { rejection } from '../helpers/errors.js';
 import { fresh } from './helpers.js';

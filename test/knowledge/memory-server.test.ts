@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../src/api/memory-server.js';
+import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../src/api/memory-server-graph.js';
 import { fileDigest } from '../helpers/temp.js';
 import { rejection } from '../helpers/errors.js';
 import { fresh } from './helpers.js';

@@ -8,8 +8,7 @@ import {
   createOpenAICompatibleEmbedder,
   type OpenAICompatibleModel,
 } from '../../src/llm/openai-compatible.js';
-import type { OpenAICompatibleOptions } from '../../src/llm/openai-options.js';
-import { normalizeBaseURL } from '../../src/llm/openai-options.js';
+import { type OpenAICompatibleOptions, normalizeBaseURL } from '../../src/llm/openai-options.js';
 import {
   chatReply,
   closedPort,

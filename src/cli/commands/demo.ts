@@ -7,7 +7,7 @@ import type { Agent } from '../../api/agent.js';
 import { openMemory, type MemoryDB } from '../../api/memory-db.js';
 import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
-import type { RecallResult } from '../../recall/recall.js';
+import type { RecallResult } from '../../core/model/recall.js';
 import { clip, type RunCommand } from '../arguments.js';
 import { CommandContext, type GlobalOptions } from '../command-context.js';
 import type { CliIO } from '../output.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DreamReport } from '../../memory/dream/dream-report.js';
+import type { DreamReport } from '../../core/model/dream.js';
 import { wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';

@@ -7,7 +7,7 @@ import type {
   KnowledgeGraphInfo,
   KnowledgeImportMode,
   KnowledgeNode,
-} from '../../memory/knowledge/types.js';
+} from '../../core/model/knowledge.js';
 import { clip, collect, defined, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';

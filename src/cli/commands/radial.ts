@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { LoadResult } from '../../api/context-window-manager.js';
 import type { NavigationCandidate, NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
-import type { RadialNode } from '../../memory/radial/types.js';
+import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';

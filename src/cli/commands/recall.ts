@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RecallHit } from '../../recall/recall.js';
+import type { RecallHit } from '../../core/model/recall.js';
 import { clip, collect, defined, timestamp, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';

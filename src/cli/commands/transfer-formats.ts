@@ -1,5 +1,5 @@
 import { HedgehopError } from '../../core/errors.js';
-import { DUMP_FORMAT } from '../../store/dump.js';
+import { DUMP_FORMAT } from '../../core/model/dump.js';
 
 /** The formats `import` and `export` speak. */
 export const TRANSFER_FORMATS = ['jsonl', 'hedgehog', 'memory-server'] as const;

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { Agent } from '../../api/agent.js';
 import { HedgehopError } from '../../core/errors.js';
-import type { PlanNode } from '../../memory/plan/plan-tree.js';
-import type { PlanState } from '../../memory/plan/plan.js';
+import type { PlanNode, PlanState } from '../../core/model/conversation.js';
 import { clip, defined, timestamp, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';

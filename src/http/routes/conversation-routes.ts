@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { archiveInputSchema } from '../../memory/archive/archive.js';
-import { planStepSchema } from '../../memory/plan/plan.js';
-import { searchQuerySchema, turnEndSchema } from '../../memory/scenes/turn-loop.js';
+import {
+  archiveInputSchema,
+  planStepSchema,
+  searchQuerySchema,
+  turnEndSchema,
+} from '../../core/model/conversation.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, existingAgent, queryInt } from './common.js';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { batchSchema } from '../../memory/knowledge/schemas.js';
-import { KNOWLEDGE_EDGE_KINDS } from '../../memory/knowledge/types.js';
+import { batchSchema, KNOWLEDGE_EDGE_KINDS } from '../../core/model/knowledge.js';
 import { defineRoute, type Route } from '../route.js';
 import { queryInt } from './common.js';
 

@@ -4,11 +4,10 @@ import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, existingAgent, queryInt } from './common.js';
-
-const LEVEL_NAMES = ['origin', 'brief', 'summary', 'detailed', 'full'] as const;
+import { DETAIL_LEVEL_NAMES } from '../../core/model/levels.js';
 
 const levelSchema = z
-  .union([z.enum(LEVEL_NAMES), z.coerce.number().int().min(0).max(4)])
+  .union([z.enum(DETAIL_LEVEL_NAMES), z.coerce.number().int().min(0).max(4)])
   .describe('detail level: origin, brief, summary, detailed, full (or 0..4)');
 
 const lineIdSchema = z.string().min(1, 'must not be empty').describe('line id');
@@ -66,7 +65,7 @@ const historyEntrySchema = z.object({
   taskLabel: z.string(),
   createdAt: z.number(),
   level: z.number().int().optional(),
-  levelName: z.enum([...LEVEL_NAMES, 'label']),
+  levelName: z.enum([...DETAIL_LEVEL_NAMES, 'label']),
   text: z.string(),
   summariesState: z.enum(['ready', 'pending']),
 });
@@ -92,7 +91,7 @@ const sessionSchema = z
     node: nodeSchema,
     line: lineSchema,
     level: z.number().int(),
-    levelName: z.enum(LEVEL_NAMES),
+    levelName: z.enum(DETAIL_LEVEL_NAMES),
     confidence: z.number(),
     canDrillDeeper: z.boolean(),
     context: z.string().describe('the text to put in the model context at this level'),
@@ -111,7 +110,7 @@ const sessionSchema = z
 const navigateBodySchema = z.strictObject({
   query: z.string().min(1).max(10_000),
   lineId: z.string().min(1).optional(),
-  initialLevel: z.union([z.enum(LEVEL_NAMES), z.number().int().min(0).max(4)]).optional(),
+  initialLevel: z.union([z.enum(DETAIL_LEVEL_NAMES), z.number().int().min(0).max(4)]).optional(),
   confidenceThreshold: z.number().min(0).max(1).optional(),
   limit: z.number().int().min(1).max(200).optional(),
 });

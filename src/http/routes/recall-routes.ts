@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INDEX_LAYERS, recallOptionsSchema } from '../../recall/recall.js';
+import { INDEX_LAYERS, recallOptionsSchema } from '../../core/model/recall.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, existingAgent } from './common.js';
 

@@ -2,73 +2,19 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
 import { queryTerms, stem, tokenize } from '../../recall/query.js';
-import { MAX_SEARCH_LIMIT, searchIndex } from '../../recall/search.js';
-import type { ArchiveSlot, ArchiveWrite } from '../../store/archive-repo.js';
-import { archiveIndexText, CONTENT_TYPES, type ArchiveRecord } from '../../store/conversation-rows.js';
-import type { MemoryContext } from '../context.js';
+import { searchIndex } from '../../recall/search.js';
+import { MAX_SEARCH_LIMIT } from '../../core/model/recall.js';
+import type { ArchiveWrite } from '../../store/archive-repo.js';
 import {
-  boundedString,
-  byteLength,
+  type ArchiveSlot,
+  type ArchiveRecord,
   CONVERSATION_LIMITS,
-  idSchema,
-  nameSchema,
-  ordinalSchema,
-  overLimit,
-  timestampSchema,
-} from '../conversation/limits.js';
+  archiveInputSchema,
+  archiveQuerySchema,
+} from '../../core/model/conversation.js';
+import { archiveIndexText } from '../../store/conversation-rows.js';
+import type { MemoryContext } from '../context.js';
 import { subtreeSeqs } from '../plan/plan-tree.js';
-
-const contentTypeSchema = z.enum(CONTENT_TYPES, { error: `must be one of ${CONTENT_TYPES.join(', ')}` });
-
-const writableRole = z
-  .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent or system' })
-  .refine((role) => role !== 'dream', 'dream is written only by hedgehop (Dream); use user, agent or system');
-
-/**
- * One archive record for the open turn. Utterances (`role` defaults to `user`; `speaker` names
- * who spoke in a multi-speaker session) hold at most 64 KiB; an event needs an `eventType`,
- * may name the `planStep` it belongs to, and holds at most 4 KiB (type and content together).
- * `seq` names a slot to write (rewriting what it held); left out, the next free slot from 3 is
- * taken (1 and 2 are the turn's input and output, written by `update`).
- */
-export const archiveInputSchema = z
-  .strictObject({
-    kind: z.enum(['utterance', 'event'], { error: 'must be utterance or event' }),
-    role: writableRole.optional(),
-    speaker: nameSchema.optional(),
-    contentType: contentTypeSchema.default('text'),
-    eventType: z.string().trim().min(1, 'must not be empty').optional(),
-    planStep: ordinalSchema.optional(),
-    content: z.string().min(1, 'must not be empty'),
-    createdAt: timestampSchema,
-    seq: ordinalSchema.optional(),
-  })
-  .check((ctx) => {
-    const record = ctx.value;
-    const issue = (path: string, message: string): void => {
-      ctx.issues.push({ code: 'custom', path: [path], message, input: record });
-    };
-    if (record.kind === 'utterance') {
-      if (record.eventType !== undefined) issue('eventType', 'only events have an eventType');
-      if (record.planStep !== undefined) issue('planStep', 'only events belong to a plan step');
-      const bytes = byteLength(record.content);
-      if (bytes > CONVERSATION_LIMITS.utteranceBytes)
-        issue('content', overLimit(bytes, CONVERSATION_LIMITS.utteranceBytes, 'utterance (64 KiB)'));
-      return;
-    }
-    if (record.eventType === undefined) issue('eventType', 'an event needs an eventType (e.g. tool_call)');
-    if (record.role !== undefined) issue('role', 'events carry no role (only utterances do)');
-    if (record.speaker !== undefined) issue('speaker', 'events carry no speaker (only utterances do)');
-    const bytes = byteLength(record.eventType ?? '') + byteLength(record.content);
-    if (bytes > CONVERSATION_LIMITS.eventBytes)
-      issue(
-        'content',
-        overLimit(bytes, CONVERSATION_LIMITS.eventBytes, 'event (4 KiB, eventType + content)'),
-      );
-  });
-
-/** What `appendArchive` takes. */
-export type ArchiveInput = z.input<typeof archiveInputSchema>;
 
 const manySchema = z
   .array(archiveInputSchema)
@@ -114,45 +60,6 @@ export function appendArchiveMany(context: MemoryContext, records: unknown): Arc
   const parsed = parseInput(manySchema, records, 'appendArchiveMany');
   return context.store.conversation.archive.append(context.agentId, parsed.map(toWrite), 'appendArchiveMany');
 }
-
-/**
- * Conditions of `searchArchive`; all optional, all combinable (they AND together). `planStep`
- * needs `topicId` and selects that step and every step under it.
- */
-export const archiveQuerySchema = z
-  .strictObject({
-    text: boundedString(4096, 'query text').optional(),
-    from: timestampSchema.optional(),
-    to: timestampSchema.optional(),
-    topicId: idSchema.optional(),
-    sceneId: idSchema.optional(),
-    kind: z.enum(['utterance', 'event'], { error: 'must be utterance or event' }).optional(),
-    planStep: ordinalSchema.optional(),
-    contentType: contentTypeSchema.optional(),
-    role: z
-      .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent, system or dream' })
-      .optional(),
-    speaker: nameSchema.optional(),
-    limit: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be 1 or more')
-      .max(CONVERSATION_LIMITS.searchLimit, `at most ${CONVERSATION_LIMITS.searchLimit}`)
-      .default(100),
-  })
-  .check((ctx) => {
-    const query = ctx.value;
-    const issue = (path: string, message: string): void => {
-      ctx.issues.push({ code: 'custom', path: [path], message, input: query });
-    };
-    if (query.planStep !== undefined && query.topicId === undefined)
-      issue('planStep', 'needs topicId (a step number means something only inside its turn)');
-    if (query.from !== undefined && query.to !== undefined && query.from > query.to)
-      issue('to', 'must not be before from');
-  });
-
-/** What `searchArchive` takes. */
-export type ArchiveQuery = z.input<typeof archiveQuerySchema>;
 
 /**
  * Reads archive records. Without `text`: every record matching the conditions, in slot order

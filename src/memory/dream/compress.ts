@@ -9,7 +9,7 @@ import type { TopicForGrouping } from '../../llm/types.js';
 import type { FusionWrite, SurfaceTopicRow } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
 import { distill } from '../scenes/turn-loop.js';
-import type { StageRecord } from './dream-report.js';
+import type { StageRecord } from './stage-record.js';
 import { messageOf, type StageSummarizer } from './stage-summarizer.js';
 
 /** Code points of a turn's dialogue shown to the grouping call. */

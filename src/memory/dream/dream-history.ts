@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { parseInput } from '../../core/validate.js';
 import type { DreamRunRow } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
-import { idSchema } from '../conversation/limits.js';
-import type { DistilledProfile, DreamReport, DreamStatus } from './dream-report.js';
+import { idSchema } from '../../core/model/conversation.js';
+import type { DistilledProfile, DreamReport, DreamStatus } from '../../core/model/dream.js';
 import { toDistilledProfile } from './profile-distill.js';
 
 const historySchema = z.strictObject({

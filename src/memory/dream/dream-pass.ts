@@ -23,7 +23,8 @@ import { planEngram, sceneEvidence, type EngramPlan } from '../engram/engram-pla
 import { RadialService } from '../radial/radial-service.js';
 import { fillPendingKeywords } from '../scenes/turn-loop.js';
 import { planCompression } from './compress.js';
-import { StageRecord, type DreamReport, type DreamStageName, type DreamStatus } from './dream-report.js';
+import { type DreamReport, type DreamStageName, type DreamStatus } from '../../core/model/dream.js';
+import { StageRecord } from './stage-record.js';
 import {
   checkDistillation,
   profileSamples,

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { DreamRunRow } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
 import { runDreamPass, type PassLease } from './dream-pass.js';
-import type { DreamReport, UndoDreamReport } from './dream-report.js';
+import type { DreamReport, UndoDreamReport } from '../../core/model/dream.js';
 import { DREAM_CALL_TIMEOUT_MS, messageOf } from './stage-summarizer.js';
 
 /** Options of a {@link DreamScheduler} (tests shorten the bounds). */

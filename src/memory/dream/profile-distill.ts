@@ -15,7 +15,7 @@ import type { ProfileEstimateRow } from '../../store/dream-repo.js';
 import { mbtiType } from '../../store/profile-repo.js';
 import { decay, ENGRAM } from '../engram/engram-math.js';
 import type { EngramPlan } from '../engram/engram-plan.js';
-import type { DistilledProfile } from './dream-report.js';
+import type { DistilledProfile } from '../../core/model/dream.js';
 
 /**
  * The samples: live nodes ranked by importance decayed to `now` (λ 0.01/h), the top 200, each

@@ -9,9 +9,9 @@
  */
 import type { RefreshCandidate, RefreshWrite, SummarySnapshot } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
-import { levelAtDistance, SUMMARY_LEVELS, type SummaryLevelName } from '../radial/levels.js';
+import { levelAtDistance, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
 import { computeSummaries, SummaryTier, type PartialSummaries } from '../radial/summaries.js';
-import type { StageRecord } from './dream-report.js';
+import type { StageRecord } from './stage-record.js';
 import { messageOf, type StageSummarizer } from './stage-summarizer.js';
 
 /** Nodes refreshed per pass at most (each costs up to three summariser calls). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { KnowledgeEdgeKind } from './types.js';
+import type { KnowledgeEdgeKind } from '../../core/model/knowledge.js';
 
 /**
  * Knowledge ids are deterministic: a hash of what identifies the record (a graph's label, a

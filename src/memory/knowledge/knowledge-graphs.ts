@@ -29,7 +29,7 @@ import type {
   KnowledgeObservationsDeleteReport,
   KnowledgeSearchHit,
   KnowledgeSubgraph,
-} from './types.js';
+} from '../../core/model/knowledge.js';
 
 /** Import options after validation. */
 export interface ImportSettings {

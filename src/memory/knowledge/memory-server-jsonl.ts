@@ -1,33 +1,13 @@
-import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
 import { unionInOrder } from './merge.js';
-import type { MemoryServerEntity, MemoryServerRelation, MemoryServerSnapshot } from './memory-server.js';
-import { KNOWLEDGE_LIMITS, titleSchema } from './schemas.js';
-
-/**
- * The MCP reference memory server's file: one JSON object per line, entities
- * (`{"type":"entity","name","entityType","observations"}`) then relations
- * (`{"type":"relation","from","to","relationType"}`).
- */
-
-/** An entity line's fields (unknown fields are ignored, as the memory server ignores them). */
-export const entitySchema = z.object({
-  name: titleSchema,
-  entityType: z.string().max(KNOWLEDGE_LIMITS.typeChars, `at most ${KNOWLEDGE_LIMITS.typeChars} characters`),
-  observations: z
-    .array(z.string().max(KNOWLEDGE_LIMITS.observationChars))
-    .max(KNOWLEDGE_LIMITS.observations, `at most ${KNOWLEDGE_LIMITS.observations} observations`),
-});
-
-/** A relation line's fields. */
-export const relationSchema = z.object({
-  from: titleSchema,
-  to: titleSchema,
-  relationType: z
-    .string()
-    .max(KNOWLEDGE_LIMITS.edgeLabelChars, `at most ${KNOWLEDGE_LIMITS.edgeLabelChars} characters`),
-});
+import {
+  type MemoryServerEntity,
+  type MemoryServerRelation,
+  type MemoryServerSnapshot,
+  entitySchema,
+  relationSchema,
+} from '../../core/model/knowledge.js';
 
 /** A relation with the line it came from. */
 export interface NumberedRelation extends MemoryServerRelation {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalMembers, edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
 import { mergeContent, resolveNodeFields, unionInOrder } from './merge.js';
-import type { KnowledgeNode } from './types.js';
+import type { KnowledgeNode } from '../../core/model/knowledge.js';
 
 const stored: KnowledgeNode = {
   id: 'kn_1',

@@ -1,5 +1,10 @@
 import type { KnowledgeNodeFields } from '../../store/knowledge-repo.js';
-import type { KnowledgeImportMode, KnowledgeNode, KnowledgeNodeInput, KnowledgeSourceRef } from './types.js';
+import type {
+  KnowledgeImportMode,
+  KnowledgeNode,
+  KnowledgeNodeInput,
+  KnowledgeSourceRef,
+} from '../../core/model/knowledge.js';
 
 /** The items of `lists`, in order, each kept once. */
 export function unionInOrder(...lists: readonly (readonly string[])[]): string[] {

@@ -1,6 +1,6 @@
 import { searchIndexSync } from '../../recall/search.js';
 import type { Store } from '../../store/store.js';
-import type { KnowledgeNode, KnowledgeSearchHit } from './types.js';
+import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
 
 /** Agent id no agent has: with `layers: ['knowledge']` the index returns file-wide rows only. */
 const NO_AGENT = 0;

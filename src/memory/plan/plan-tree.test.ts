@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanNodeRow, PlanStatus } from '../../store/conversation-rows.js';
+import type { PlanNodeRow, PlanStatus } from '../../core/model/conversation.js';
 import { buildForest, foldSummaries, subtreeSeqs } from './plan-tree.js';
 
 const node = (

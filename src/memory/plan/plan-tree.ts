@@ -1,22 +1,5 @@
-import type { PlanNodeRow, PlanStatus } from '../../store/conversation-rows.js';
+import type { PlanNodeRow, PlanStatus, PlanNode } from '../../core/model/conversation.js';
 import type { PlanFold } from '../../store/plan-repo.js';
-
-/** One plan step with its children, as `planState` shows it. */
-export interface PlanNode {
-  readonly seq: number;
-  /** 0 for a root. */
-  readonly parentSeq: number;
-  /** The step's title, or its seq number as text when it has none. */
-  readonly title: string;
-  readonly status: PlanStatus;
-  readonly summary: string;
-  /** True when hedgehop folded the summary from the children (the host never wrote it). */
-  readonly summaryFolded: boolean;
-  readonly createdAt: number;
-  readonly finishedAt: number | undefined;
-  readonly updatedAt: number;
-  readonly children: readonly PlanNode[];
-}
 
 const isTerminal = (status: PlanStatus): boolean => status !== 'in_progress';
 

@@ -1,36 +1,18 @@
 import { z } from 'zod';
 import { parseInput } from '../../core/validate.js';
-import { PLAN_STATUSES } from '../../store/conversation-rows.js';
+import {
+  type PlanNode,
+  planTitleSchema,
+  planStepSchema,
+  type PlanState,
+} from '../../core/model/conversation.js';
 import type { MemoryContext } from '../context.js';
-import { boundedString, CONVERSATION_LIMITS, ordinalSchema } from '../conversation/limits.js';
-import { buildForest, foldSummaries, planNodeView, type PlanNode } from './plan-tree.js';
-
-const titleSchema = boundedString(CONVERSATION_LIMITS.planTitleBytes, 'plan title');
+import { buildForest, foldSummaries, planNodeView } from './plan-tree.js';
 
 const addSchema = z.strictObject({
   parentSeq: z.number().int('must be a whole number').min(0, 'must be 0 (a root) or a step number'),
-  title: titleSchema,
+  title: planTitleSchema,
 });
-
-/** What `planNodeUpdate` takes: the step, its status (every time), and optionally a new title or summary. */
-export const planStepSchema = z.strictObject({
-  seq: ordinalSchema,
-  status: z.enum(PLAN_STATUSES, { error: `must be one of ${PLAN_STATUSES.join(', ')}` }),
-  title: titleSchema.optional(),
-  summary: boundedString(CONVERSATION_LIMITS.planSummaryBytes, 'plan summary').optional(),
-});
-
-/** A plan step change. */
-export type PlanStepUpdate = z.input<typeof planStepSchema>;
-
-/** The open turn's plan. */
-export interface PlanState {
-  readonly turnId: string;
-  readonly roots: readonly PlanNode[];
-  /** Steps whose status is `done` (all steps, not only roots). */
-  readonly doneCount: number;
-  readonly totalCount: number;
-}
 
 function findNode(roots: readonly PlanNode[], seq: number): PlanNode | undefined {
   for (const root of roots) {

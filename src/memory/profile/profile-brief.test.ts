@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codePointLength } from '../../core/text.js';
-import type { Profile } from '../../store/conversation-rows.js';
+import type { Profile } from '../../core/model/conversation.js';
 import { renderProfileBrief } from './profile-brief.js';
 
 const empty: Profile = {

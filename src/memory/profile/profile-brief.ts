@@ -1,5 +1,5 @@
 import { codePointLength, oneLine, truncateText } from '../../core/text.js';
-import type { Profile } from '../../store/conversation-rows.js';
+import type { Profile } from '../../core/model/conversation.js';
 import type { MemoryContext } from '../context.js';
 
 /** Bounds of the brief, in code points (MemHop's). */

@@ -1,39 +1,8 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseInput } from '../../core/validate.js';
-import type { Profile } from '../../store/conversation-rows.js';
+import { type Profile, profilePatchSchema } from '../../core/model/conversation.js';
 import type { ProfilePatch } from '../../store/profile-repo.js';
 import type { MemoryContext } from '../context.js';
-import { boundedString, CONVERSATION_LIMITS, nameSchema } from '../conversation/limits.js';
-
-const profileText = boundedString(CONVERSATION_LIMITS.profileTextBytes, 'profile text');
-
-/**
- * What `updateProfile` takes. Every field is optional and a field left out keeps its stored
- * value (MemHop overwrote the whole record, so a partial update lost the rest). An empty string
- * clears `role` or `personality`; a preference set to `null` is removed, the others are merged
- * key by key.
- */
-export const profilePatchSchema = z.strictObject({
-  name: nameSchema.optional(),
-  role: profileText.optional(),
-  personality: profileText.optional(),
-  preferences: z
-    .record(nameSchema, z.union([profileText, z.null()]))
-    .check((ctx) => {
-      const count = Object.keys(ctx.value).length;
-      if (count > CONVERSATION_LIMITS.preferenceCount) {
-        ctx.issues.push({
-          code: 'custom',
-          message: `${count} preferences is over the limit of ${CONVERSATION_LIMITS.preferenceCount} (refused)`,
-          input: ctx.value,
-        });
-      }
-    })
-    .optional(),
-});
-
-/** A profile change: host-owned fields only; left-out fields keep their value. */
-export type ProfileUpdate = z.input<typeof profilePatchSchema>;
 
 function toPatch(parsed: z.output<typeof profilePatchSchema>): ProfilePatch {
   return {

@@ -15,7 +15,7 @@ import { fromPlain, parsePyJson, printPyJson, toPlain, type PyValue } from './py
 import { nodeIndexTexts, toNode, type RadialService } from './radial-service.js';
 import { derivedHistory } from './session-view.js';
 import { SummaryTier, type PartialSummaries } from './summaries.js';
-import type { FileChange } from './types.js';
+import type { FileChange } from '../../core/model/radial.js';
 
 /** What an import did. */
 export interface HedgehogImportReport {

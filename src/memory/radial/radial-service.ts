@@ -9,9 +9,9 @@ import type {
   SummaryColumns,
 } from '../../store/radial-repo.js';
 import type { MemoryContext } from '../context.js';
-import { levelAtDistance, levelName } from './levels.js';
+import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { buildOrigin } from './origin-view.js';
-import { profileBrief } from './profile-brief.js';
+import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
 import {
   computeSummaries,
@@ -23,7 +23,14 @@ import {
   tierOf,
   type PartialSummaries,
 } from './summaries.js';
-import type { FileChange, JsonValue, LineHistoryEntry, RadialLine, RadialNode, TaskRecord } from './types.js';
+import type {
+  FileChange,
+  JsonValue,
+  LineHistoryEntry,
+  RadialLine,
+  RadialNode,
+  TaskRecord,
+} from '../../core/model/radial.js';
 
 /** Most keywords of the current scene the origin considers (it then cuts them to its budget). */
 const SCENE_KEYWORDS = 40;

@@ -1,8 +1,8 @@
 import { oneLine } from '../../core/text.js';
-import { levelAtDistance, levelName, SUMMARY_LEVELS, type DetailLevel } from './levels.js';
+import { levelAtDistance, levelName, SUMMARY_LEVELS, type DetailLevel } from '../../core/model/levels.js';
 import { fileLines, withoutLeadingLabel } from './summaries.js';
 import { formatDate, formatTime } from './origin-view.js';
-import type { RadialLine, RadialNode } from './types.js';
+import type { RadialLine, RadialNode } from '../../core/model/radial.js';
 
 /** What a session's context text is made of. */
 export interface SessionViewInput {

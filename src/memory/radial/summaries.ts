@@ -1,7 +1,7 @@
 import { codePointLength, oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
 import type { Summarizer } from '../../llm/types.js';
-import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from './levels.js';
-import type { FileChange, LevelSummaries } from './types.js';
+import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
+import type { FileChange, LevelSummaries } from '../../core/model/radial.js';
 
 /** The parts of a task that summaries are made from. */
 export interface TaskText {

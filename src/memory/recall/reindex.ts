@@ -1,11 +1,12 @@
 import { archiveIndexText, topicIndexText } from '../../store/conversation-rows.js';
-import type { IndexDoc, IndexLayer } from '../../store/index-repo.js';
+import type { IndexDoc } from '../../store/index-repo.js';
+import type { IndexLayer } from '../../core/model/recall.js';
 import { knowledgeIndexText } from '../../store/knowledge-repo.js';
 import { profileIndexText } from '../../store/profile-repo.js';
 import type { Store } from '../../store/store.js';
 import { nodeIndexTexts } from '../radial/radial-service.js';
 import { SummaryTier } from '../radial/summaries.js';
-import type { FileChange } from '../radial/types.js';
+import type { FileChange } from '../../core/model/radial.js';
 
 /** Progress of a rebuild: rows written so far out of the records to index. */
 export interface ReindexProgress {

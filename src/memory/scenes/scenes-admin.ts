@@ -1,32 +1,18 @@
 import { z } from 'zod';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
-import type { Scene, Topic } from '../../store/conversation-rows.js';
-import type { DeleteReport, MergeReport, TopicMessages } from '../../store/scenes-repo.js';
+import {
+  type Scene,
+  type Topic,
+  type DeleteReport,
+  type MergeReport,
+  idSchema,
+  nameSchema,
+  type ListedScene,
+  type SceneContext,
+  scenePatchSchema,
+} from '../../core/model/conversation.js';
 import type { MemoryContext } from '../context.js';
-import { idSchema, nameSchema } from '../conversation/limits.js';
-
-/** A scene as `listScenes` shows it. */
-export interface ListedScene extends Scene {
-  /** True for the scene `search` continues. */
-  readonly current: boolean;
-}
-
-/** One row of a scene's transcript. */
-export interface SceneContextTopic extends Topic {
-  /** The topic's utterances in slot order (a fused topic's own message is its `dream` reconstruction). */
-  readonly messages: TopicMessages['messages'];
-  /** Children among the listed rows (folded turns under a fused topic). */
-  readonly childCount: number;
-}
-
-/** What `sceneContext` returns; a domain with no scene gives `scene: undefined` and no topics. */
-export interface SceneContext {
-  readonly scene: Scene | undefined;
-  /** The open turn, when it is in this scene (it is not listed among `topics` until closed). */
-  readonly openTurnId: string | undefined;
-  readonly topics: readonly SceneContextTopic[];
-}
 
 const listSchema = z.strictObject({ knowledgeId: idSchema.optional() });
 
@@ -76,19 +62,6 @@ export function sceneContext(context: MemoryContext, sceneId?: unknown): SceneCo
     };
   });
 }
-
-const scenePatchSchema = z
-  .strictObject({
-    name: nameSchema.optional(),
-    knowledgeId: z.union([idSchema, z.null()]).optional(),
-    force: z.boolean().optional(),
-  })
-  .refine((patch) => patch.name !== undefined || patch.knowledgeId !== undefined, {
-    message: 'give a name or a knowledgeId (null clears the anchor)',
-  });
-
-/** What `updateScene` takes. `knowledgeId: null` clears the anchor; replacing one needs `force`. */
-export type SceneUpdate = z.input<typeof scenePatchSchema>;
 
 /** Renames and/or re-anchors a scene; writes nothing when nothing changes. */
 export function updateScene(context: MemoryContext, sceneId: unknown, patch: unknown): Scene {

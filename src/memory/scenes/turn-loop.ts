@@ -1,68 +1,18 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { newId } from '../../core/ids.js';
 import { parseInput } from '../../core/validate.js';
 import type { TurnUtterance } from '../../llm/types.js';
 import type { ArchiveWrite } from '../../store/archive-repo.js';
-import type { Profile, Scene, Topic } from '../../store/conversation-rows.js';
+import {
+  searchQuerySchema,
+  type SearchResult,
+  turnEndSchema,
+  type TurnResult,
+  OUTCOME_EVENT,
+} from '../../core/model/conversation.js';
 import { noOpenTurn } from '../../store/open-turn.js';
 import type { MemoryContext } from '../context.js';
-import {
-  boundedString,
-  byteLength,
-  CONVERSATION_LIMITS,
-  idSchema,
-  nameSchema,
-  overLimit,
-  timestampSchema,
-} from '../conversation/limits.js';
 import { renderProfileBrief } from '../profile/profile-brief.js';
-
-/** The event type of the record `update` writes for a turn's outcome. */
-export const OUTCOME_EVENT = 'turn_outcome';
-
-/**
- * What `search` takes. With nothing, it continues the agent's current scene (after a reopen:
- * the one used last), creating one when the agent has none. `newScene: true` starts a new scene
- * (optionally named and anchored to a knowledge graph); `sceneId` continues that scene.
- */
-export const searchQuerySchema = z
-  .strictObject({
-    sceneId: idSchema.optional(),
-    newScene: z.boolean().default(false),
-    knowledgeId: idSchema.optional(),
-    sceneName: nameSchema.optional(),
-  })
-  .check((ctx) => {
-    if (ctx.value.newScene && ctx.value.sceneId !== undefined) {
-      ctx.issues.push({
-        code: 'custom',
-        path: ['newScene'],
-        message: 'cannot be combined with sceneId (a new scene has no id yet)',
-        input: ctx.value,
-      });
-    }
-  });
-
-/** What `search` takes. */
-export type SearchQuery = z.input<typeof searchQuerySchema>;
-
-/** What `search` returns: who the agent is, where the conversation stands, and the turn it opened. */
-export interface SearchResult {
-  /** The open turn's id (the id its topic keeps once closed). */
-  readonly turnId: string;
-  /**
-   * True when the turn was already open (a `search` before the last turn's `update`, e.g. after
-   * a crash): the same turn is returned and nothing is written.
-   */
-  readonly resumed: boolean;
-  readonly scene: Scene;
-  readonly sceneCreated: boolean;
-  readonly profile: Profile;
-  /** {@link renderProfileBrief} of the profile. */
-  readonly profileBrief: string;
-  /** The scene's surface: closed depth-1 topics, oldest first (newest last). */
-  readonly topics: readonly Topic[];
-}
 
 /**
  * Opens a turn (or returns the one still open), in one transaction. A turn already open in
@@ -91,60 +41,6 @@ export function search(context: MemoryContext, query: unknown = {}): SearchResul
     profileBrief: renderProfileBrief(profile),
     topics: opened.surface,
   };
-}
-
-const utteranceText = boundedString(CONVERSATION_LIMITS.utteranceBytes, 'utterance (64 KiB)');
-
-/**
- * What `update` takes: the turn's input (slot 1, role user) and output (slot 2, role agent),
- * its outcome (an event), all at `createdAt`. At least one of the three; empty ones are skipped.
- */
-export const turnEndSchema = z
-  .strictObject({
-    input: utteranceText.optional(),
-    output: utteranceText.optional(),
-    outcome: z.string().optional(),
-    createdAt: timestampSchema,
-  })
-  .check((ctx) => {
-    const end = ctx.value;
-    if (!end.input && !end.output && !end.outcome) {
-      ctx.issues.push({
-        code: 'custom',
-        path: [],
-        message: 'a turn closes with an input, an output or an outcome (all were empty)',
-        input: end,
-      });
-    }
-    const outcomeBytes = byteLength(OUTCOME_EVENT) + byteLength(end.outcome ?? '');
-    if (outcomeBytes > CONVERSATION_LIMITS.eventBytes) {
-      ctx.issues.push({
-        code: 'custom',
-        path: ['outcome'],
-        message: overLimit(
-          outcomeBytes,
-          CONVERSATION_LIMITS.eventBytes,
-          'event (4 KiB, eventType + content)',
-        ),
-        input: end,
-      });
-    }
-  });
-
-/** What `update` takes. */
-export type TurnEnd = z.input<typeof turnEndSchema>;
-
-/** What `update` returns. */
-export interface TurnResult {
-  /** The closed turn's topic. */
-  readonly topic: Topic;
-  /**
-   * True when keyword distillation failed: the records and the topic are stored, the keywords
-   * are pending and `fillPendingKeywords` (or Dream) fills them later.
-   */
-  readonly keywordsPending: boolean;
-  /** Why distillation failed, when it did. */
-  readonly keywordsError: string | undefined;
 }
 
 function endRecords(end: z.output<typeof turnEndSchema>): ArchiveWrite[] {

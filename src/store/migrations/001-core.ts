@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** File metadata, agents (domains) and leases for background work. */
 export const v1Core: Migration = {

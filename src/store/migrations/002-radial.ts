@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Radial memory: lines and their nodes. A node's position is derived from `line_seq`

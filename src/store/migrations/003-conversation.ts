@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Conversation memory: profile, scenes, turns/topics, archive records and plan trees.

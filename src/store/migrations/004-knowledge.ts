@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Knowledge graphs (file-wide, no agent column), the per-agent engram graph of scenes, and

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The recall index: one row per indexed text in `search_docs` (its provenance only: the text

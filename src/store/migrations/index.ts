@@ -1,19 +1,14 @@
-import type { SqlDatabase } from '../sql-database.js';
+import type { Migration } from './migration.js';
 import { v1Core } from './001-core.js';
 import { v2Radial } from './002-radial.js';
 import { v3Conversation } from './003-conversation.js';
 import { v4Knowledge } from './004-knowledge.js';
 import { v5Index } from './005-index.js';
 
-/** One forward-only schema step. `up` runs inside the migration transaction. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  up(db: SqlDatabase): void;
-}
-
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [v1Core, v2Radial, v3Conversation, v4Knowledge, v5Index];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export type { Migration } from './migration.js';

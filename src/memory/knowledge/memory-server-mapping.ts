@@ -7,53 +7,14 @@ import {
   parseMemoryServerJsonl,
   type NumberedRelation,
 } from './memory-server-jsonl.js';
-import type { KnowledgeEdge, KnowledgeImportReport, KnowledgeNode } from './types.js';
-
-/**
- * The model of the MCP reference memory server (`@modelcontextprotocol/server-memory`) mapped
- * onto one knowledge graph:
- *
- * - an entity is a node: `name` = title, `entityType` = type, `observations` = observations
- *   (a node imported with `content` shows it as its first observation);
- * - a relation is a directed two-member edge of kind `custom` whose `label` is the
- *   `relationType`, running `from` → `to`. Edges made otherwise read back as relations too:
- *   their `relationType` is the label, or the kind when there is no label; an edge of more than
- *   two members reads as one relation per pair (consecutive pairs when directed).
- */
-
-/** An entity as the MCP memory server has it. */
-export interface MemoryServerEntity {
-  readonly name: string;
-  readonly entityType: string;
-  readonly observations: readonly string[];
-}
-
-/** A relation as the MCP memory server has it (active voice: `from` `relationType` `to`). */
-export interface MemoryServerRelation {
-  readonly from: string;
-  readonly to: string;
-  readonly relationType: string;
-}
-
-/** A graph, or part of one, as the MCP memory server's `read_graph` returns it. */
-export interface MemoryServerSnapshot {
-  readonly entities: readonly MemoryServerEntity[];
-  readonly relations: readonly MemoryServerRelation[];
-}
-
-/** What importing a memory-server JSONL file did. */
-export interface MemoryServerImportReport extends KnowledgeImportReport {
-  /** Entity and relation lines read. */
-  readonly entities: number;
-  readonly relations: number;
-  /** Lines of another `type` (or blank), left alone as the memory server does. */
-  readonly ignoredLines: number;
-  /** Relations naming an entity that is neither in the file nor in the graph: not imported. */
-  readonly skippedRelations: readonly string[];
-}
-
-/** The name of the graph the MCP mapping uses unless told otherwise. */
-export const DEFAULT_MEMORY_SERVER_GRAPH = 'memory';
+import type {
+  KnowledgeEdge,
+  KnowledgeNode,
+  MemoryServerEntity,
+  MemoryServerRelation,
+  MemoryServerSnapshot,
+  MemoryServerImportReport,
+} from '../../core/model/knowledge.js';
 
 /** The relation type an edge reads as. */
 export function relationTypeOf(edge: KnowledgeEdge): string {

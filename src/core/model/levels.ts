@@ -1,7 +1,31 @@
-import type { DetailLevelName } from '../../llm/types.js';
+/**
+ * The detail levels (DESIGN.md §1): how much of one item is shown. The single source of their
+ * names, numbers and caps for every layer and surface.
+ */
+
+/** Level names, most abstract first; the index is the level's number (Hedgehog compatibility). */
+export const DETAIL_LEVEL_NAMES = ['origin', 'brief', 'summary', 'detailed', 'full'] as const;
+
+/** A detail level by name. */
+export type DetailLevelName = (typeof DETAIL_LEVEL_NAMES)[number];
 
 /** A detail level by number (Hedgehog compatibility): 0 origin … 4 full. */
 export type DetailLevel = 0 | 1 | 2 | 3 | 4;
+
+/** The summarised levels (everything but `full`), most abstract first. */
+export type SummaryLevelName = Exclude<DetailLevelName, 'full'>;
+export const SUMMARY_LEVELS: readonly SummaryLevelName[] = ['origin', 'brief', 'summary', 'detailed'];
+
+/**
+ * Cap of each summarised level, in code points. Caps are real caps: a summary of a level never
+ * holds more code points than this (the original's head…tail cut gave 77/197/597/1797).
+ */
+export const LEVEL_CAPS: Readonly<Record<SummaryLevelName, number>> = {
+  origin: 80,
+  brief: 200,
+  summary: 600,
+  detailed: 1800,
+};
 
 /** One row of the level table. */
 export interface LevelSpec {
@@ -11,29 +35,17 @@ export interface LevelSpec {
   readonly maxChars: number | undefined;
 }
 
-/**
- * The five detail levels (DESIGN.md §1). Caps are real caps: a summary of a level never holds
- * more code points than its `maxChars` (the original's head…tail cut gave 77/197/597/1797).
- */
-export const LEVELS: readonly LevelSpec[] = [
-  { level: 0, name: 'origin', maxChars: 80 },
-  { level: 1, name: 'brief', maxChars: 200 },
-  { level: 2, name: 'summary', maxChars: 600 },
-  { level: 3, name: 'detailed', maxChars: 1800 },
-  { level: 4, name: 'full', maxChars: undefined },
-];
+/** The five detail levels, by number. */
+export const LEVELS: readonly LevelSpec[] = DETAIL_LEVEL_NAMES.map((name, level) => ({
+  level: level as DetailLevel,
+  name,
+  maxChars: name === 'full' ? undefined : LEVEL_CAPS[name],
+}));
 
-/** The summarised levels (everything but `full`), most abstract first. */
-export type SummaryLevelName = Exclude<DetailLevelName, 'full'>;
-export const SUMMARY_LEVELS: readonly SummaryLevelName[] = ['origin', 'brief', 'summary', 'detailed'];
-
-/** Cap of each summarised level, in code points. */
-export const LEVEL_CAPS: Readonly<Record<SummaryLevelName, number>> = {
-  origin: 80,
-  brief: 200,
-  summary: 600,
-  detailed: 1800,
-};
+/** The one-line levels: shown flat, never across lines. */
+export function isOneLineLevel(level: DetailLevelName): boolean {
+  return level === 'origin' || level === 'brief';
+}
 
 /** The name of a level number. */
 export function levelName(level: DetailLevel): DetailLevelName {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { exportHedgehog, importHedgehog } from '../../api/hedgehog.js';
-import { fileDigest } from '../../../test/helpers/temp.js';
-import { loadCorpus, openTempMemory } from '../../../test/helpers/radial.js';
-import { formatLocalTimestamp, parseLocalTimestamp } from './hedgehog-format.js';
-import { rejection } from '../../../test/helpers/errors.js';
+import { exportHedgehog, importHedgehog } from './hedgehog.js';
+import { fileDigest } from '../../test/helpers/temp.js';
+import { loadCorpus, openTempMemory } from '../../test/helpers/radial.js';
+import { formatLocalTimestamp, parseLocalTimestamp } from '../memory/radial/hedgehog-format.js';
+import { rejection } from '../../test/helpers/errors.js';
 
 /**
  * An origin.json written the way HedgehogMemory writes it (spec §3): json.dump(indent=2,

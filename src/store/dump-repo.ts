@@ -1,17 +1,3 @@
-import * as sqliteVec from 'sqlite-vec';
-import { HedgehopError, invalidInput } from '../core/errors.js';
-import { segmentCjk } from '../core/text.js';
-import {
-  archiveIndexText,
-  topicIndexText,
-  type ArchiveKind,
-  type UtteranceRole,
-} from './conversation-rows.js';
-import type { Engine } from './engine.js';
-import type { IndexLayer } from './index-repo.js';
-import { knowledgeIndexText } from './knowledge-repo.js';
-import { profileIndexText } from './profile-repo.js';
-
 /**
  * hedgehop's own JSONL dump of a whole file: a header line naming the format, the schema
  * version and every dumped table (its columns and row count), then one line per row, table by
@@ -29,8 +15,17 @@ import { profileIndexText } from './profile-repo.js';
  * the table's dimension in the header, so a restored file does not have to embed again.
  */
 
-/** The `format` of the header line. */
-export const DUMP_FORMAT = 'hedgehop-dump';
+import * as sqliteVec from 'sqlite-vec';
+import { HedgehopError, invalidInput } from '../core/errors.js';
+import { segmentCjk } from '../core/text.js';
+import { archiveIndexText, topicIndexText } from './conversation-rows.js';
+import { type ArchiveKind, type UtteranceRole } from '../core/model/conversation.js';
+import type { Engine } from './engine.js';
+import type { IndexLayer } from '../core/model/recall.js';
+import { knowledgeIndexText } from './knowledge-repo.js';
+import { profileIndexText } from './profile-repo.js';
+import { DUMP_FORMAT } from '../core/model/dump.js';
+
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameSchema, timestampSchema } from './limits.js';
+import { nameSchema, timestampSchema } from './conversation.js';
 
 describe('timestamps', () => {
   it('accepts milliseconds and refuses the seconds and microseconds bands', () => {

@@ -1,19 +1,21 @@
 import { z } from 'zod';
 import { parseInput } from '../core/validate.js';
 import type { KnowledgeGraphs } from '../memory/knowledge/knowledge-graphs.js';
+import { MemoryServerMapping } from '../memory/knowledge/memory-server-mapping.js';
 import {
   DEFAULT_MEMORY_SERVER_GRAPH,
-  MemoryServerMapping,
   type MemoryServerEntity,
   type MemoryServerImportReport,
   type MemoryServerRelation,
   type MemoryServerSnapshot,
-} from '../memory/knowledge/memory-server.js';
-import { entitySchema, relationSchema } from '../memory/knowledge/memory-server-jsonl.js';
-import { importOptionsSchema, KNOWLEDGE_LIMITS, labelSchema } from '../memory/knowledge/schemas.js';
-import type { KnowledgeImportOptions } from '../memory/knowledge/types.js';
+  entitySchema,
+  relationSchema,
+  importOptionsSchema,
+  KNOWLEDGE_LIMITS,
+  labelSchema,
+  type KnowledgeImportOptions,
+} from '../core/model/knowledge.js';
 import type { Store } from '../store/store.js';
-import type { KnowledgeStore } from './knowledge-store.js';
 
 /** Which graph the memory-server tools work on. */
 export interface MemoryServerOptions {
@@ -170,6 +172,11 @@ function splitOptions(options: MemoryServerImportOptions): {
   return { graph: graph === undefined ? {} : { graph }, rest };
 }
 
+/** What the JSONL helpers need of a memory: its knowledge store's drop-in view (a `MemoryDB`). */
+export interface MemoryServerHost {
+  readonly knowledge: { memoryServer(options?: MemoryServerOptions): MemoryServerGraph };
+}
+
 /**
  * Imports the MCP reference memory server's JSONL file (its `MEMORY_FILE_PATH`) into the graph
  * `options.graph` (default `memory`).
@@ -181,7 +188,7 @@ function splitOptions(options: MemoryServerImportOptions): {
  * ```
  */
 export async function importMemoryServerJsonl(
-  db: { readonly knowledge: KnowledgeStore },
+  db: MemoryServerHost,
   text: string,
   options: MemoryServerImportOptions = {},
 ): Promise<MemoryServerImportReport> {
@@ -194,7 +201,7 @@ export async function importMemoryServerJsonl(
  * import into an empty file and export again gives the same text.
  */
 export async function exportMemoryServerJsonl(
-  db: { readonly knowledge: KnowledgeStore },
+  db: MemoryServerHost,
   options: MemoryServerOptions = {},
 ): Promise<string> {
   return db.knowledge.memoryServer(options).exportJsonl();
