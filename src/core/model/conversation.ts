@@ -115,7 +115,12 @@ export type ContentType = 'text' | 'image' | 'video' | 'document' | 'audio' | 'c
 /** A plan step's state; `done` and `failed` are terminal. */
 export type PlanStatus = 'in_progress' | 'done' | 'failed';
 
-export const UTTERANCE_ROLES: readonly UtteranceRole[] = ['user', 'agent', 'system', 'dream'];
+export const UTTERANCE_ROLES = [
+  'user',
+  'agent',
+  'system',
+  'dream',
+] as const satisfies readonly UtteranceRole[];
 
 export const CONTENT_TYPES: readonly ContentType[] = [
   'text',
@@ -281,7 +286,7 @@ export const contentTypeSchema = z.enum(CONTENT_TYPES, {
 });
 
 const writableRole = z
-  .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent or system' })
+  .enum(UTTERANCE_ROLES, { error: 'must be user, agent or system' })
   .refine((role) => role !== 'dream', 'dream is written only by hedgehop (Dream); use user, agent or system');
 
 /**
@@ -344,9 +349,7 @@ export const archiveQuerySchema = z
     kind: z.enum(['utterance', 'event'], { error: 'must be utterance or event' }).optional(),
     planStep: ordinalSchema.optional(),
     contentType: contentTypeSchema.optional(),
-    role: z
-      .enum(['user', 'agent', 'system', 'dream'], { error: 'must be user, agent, system or dream' })
-      .optional(),
+    role: z.enum(UTTERANCE_ROLES, { error: 'must be user, agent, system or dream' }).optional(),
     speaker: nameSchema.optional(),
     limit: z
       .number()

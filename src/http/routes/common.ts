@@ -17,9 +17,6 @@ export const agentParamsSchema = z.strictObject({ agent: agentNameSchema });
 export const queryInt = (min: number, max: number): z.ZodCoercedNumber =>
   z.coerce.number().int().min(min).max(max);
 
-/** A successful write that returns nothing else. */
-export const okSchema = z.strictObject({ ok: z.literal(true) });
-
 /**
  * The named agent, which must already exist: a GET never creates an agent (that would be a
  * write), so an unknown name is `NOT_FOUND` here rather than a new, empty agent.

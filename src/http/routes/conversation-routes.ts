@@ -6,12 +6,11 @@ import {
   turnEndSchema,
 } from '../../core/model/conversation.js';
 import { defineRoute, type Route } from '../route.js';
-import { agentNameSchema, existingAgent, queryInt } from './common.js';
+import { agentNameSchema, agentParamsSchema, existingAgent, queryInt } from './common.js';
+import { UTTERANCE_ROLES } from '../../core/model/conversation.js';
 
-const ROLES = ['user', 'agent', 'system', 'dream'] as const;
 const idParam = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters');
 
-const agentParams = z.strictObject({ agent: agentNameSchema });
 const sceneParams = z.strictObject({ agent: agentNameSchema, sceneId: idParam.describe('scene id (scn_…)') });
 const turnParams = z.strictObject({ agent: agentNameSchema, topicId: idParam.describe('turn (topic) id') });
 
@@ -61,7 +60,7 @@ const topicSchema = z
 
 const messageSchema = z.object({
   seq: z.number().int(),
-  role: z.enum(ROLES),
+  role: z.enum(UTTERANCE_ROLES),
   speaker: z.string().optional(),
   contentType: z.string(),
   content: z.string(),
@@ -83,7 +82,7 @@ const archiveRecordSchema = z
     sceneId: z.string(),
     seq: z.number().int(),
     kind: z.enum(['utterance', 'event']),
-    role: z.enum(ROLES).optional(),
+    role: z.enum(UTTERANCE_ROLES).optional(),
     speaker: z.string().optional(),
     contentType: z.string(),
     eventType: z.string().optional(),
@@ -155,7 +154,7 @@ const archiveQuerySchema = z.strictObject({
   sceneId: idParam.optional(),
   topicId: idParam.optional(),
   kind: z.enum(['utterance', 'event']).optional(),
-  role: z.enum(ROLES).optional(),
+  role: z.enum(UTTERANCE_ROLES).optional(),
   speaker: z.string().min(1).optional(),
   from: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
   to: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
@@ -178,7 +177,7 @@ function readRoutes(): Route[] {
       summary: "The agent's profile",
       tag: 'conversation',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: profileSchema,
       handler: async ({ db, params }) => (await existingAgent(db, params.agent)).getProfile(),
     }),
@@ -188,7 +187,7 @@ function readRoutes(): Route[] {
       summary: "The agent's scenes, oldest first (current: the one search continues)",
       tag: 'conversation',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       query: z.strictObject({ knowledgeId: idParam.optional() }),
       response: z.array(sceneSchema.extend({ current: z.boolean() })),
       handler: async ({ db, params, query }) =>
@@ -202,7 +201,7 @@ function readRoutes(): Route[] {
       summary: 'The current scene as a timeline of turns with their utterances',
       tag: 'conversation',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: sceneContextSchema,
       handler: async ({ db, params }) => (await existingAgent(db, params.agent)).sceneContext(),
     }),
@@ -237,7 +236,7 @@ function readRoutes(): Route[] {
       summary: 'Archive records matching every given condition (text through the recall index)',
       tag: 'conversation',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       query: archiveQuerySchema,
       response: z.array(archiveRecordSchema),
       handler: async ({ db, params, query }) => {
@@ -253,7 +252,7 @@ function readRoutes(): Route[] {
       summary: "The open turn's plan tree (400 INVALID_INPUT when no turn is open)",
       tag: 'conversation',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: planStateSchema,
       handler: async ({ db, params }) => (await existingAgent(db, params.agent)).planState(),
     }),
@@ -268,7 +267,7 @@ function writeRoutes(): Route[] {
       summary: 'Open a turn (search): continues the current scene, a named one or a new one',
       tag: 'conversation',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: searchQuerySchema,
       response: searchResultSchema,
       handler: async ({ db, params, body }) => (await existingAgent(db, params.agent)).search(body),
@@ -279,7 +278,7 @@ function writeRoutes(): Route[] {
       summary: 'Write one utterance or event into the open turn',
       tag: 'conversation',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: archiveInputSchema,
       response: slotSchema,
       handler: async ({ db, params, body }) => (await existingAgent(db, params.agent)).appendArchive(body),
@@ -290,7 +289,7 @@ function writeRoutes(): Route[] {
       summary: 'Add a plan step to the open turn under parentSeq (0 = a root)',
       tag: 'conversation',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: z.strictObject({ parentSeq: z.number().int().min(0), title: z.string().optional() }),
       response: planNodeSchema,
       handler: async ({ db, params, body }) =>
@@ -302,7 +301,7 @@ function writeRoutes(): Route[] {
       summary: "Set a plan step's status (and title or summary)",
       tag: 'conversation',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: planStepSchema,
       response: planNodeSchema,
       handler: async ({ db, params, body }) => (await existingAgent(db, params.agent)).planNodeUpdate(body),
@@ -313,7 +312,7 @@ function writeRoutes(): Route[] {
       summary: 'Close the open turn (update): input, output, outcome; distils its keywords',
       tag: 'conversation',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: turnEndSchema,
       response: turnResultSchema,
       handler: async ({ db, params, body }) => (await existingAgent(db, params.agent)).update(body),

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type Route } from '../route.js';
-import { agentNameSchema, existingAgent, queryInt } from './common.js';
-
-const agentParams = z.strictObject({ agent: agentNameSchema });
+import { agentParamsSchema, existingAgent, queryInt } from './common.js';
 
 const engramSchema = z
   .object({
@@ -88,7 +86,7 @@ export function dreamRoutes(): Route[] {
       summary: 'The engram: one node per scene (importance, emotion) and edges between related scenes',
       tag: 'dream',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: engramSchema,
       handler: async ({ db, params }) => (await existingAgent(db, params.agent)).listEngram(),
     }),
@@ -98,7 +96,7 @@ export function dreamRoutes(): Route[] {
       summary: "The agent's Dream passes, newest first, each with its report",
       tag: 'dream',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       query: z.strictObject({ limit: queryInt(1, 10_000).optional() }),
       response: z.array(dreamReportSchema),
       handler: async ({ db, params, query }) =>
@@ -112,7 +110,7 @@ export function dreamRoutes(): Route[] {
       summary: 'Run a Dream pass now (every scene, or sceneId only) and return its report',
       tag: 'dream',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: z.strictObject({ sceneId: z.string().min(1).max(256).optional() }),
       response: dreamReportSchema,
       handler: async ({ db, params, body }) => (await existingAgent(db, params.agent)).dream(body.sceneId),

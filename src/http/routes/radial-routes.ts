@@ -3,7 +3,7 @@ import type { Agent } from '../../api/agent.js';
 import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
 import { defineRoute, type Route } from '../route.js';
-import { agentNameSchema, existingAgent, queryInt } from './common.js';
+import { agentNameSchema, agentParamsSchema, existingAgent, queryInt } from './common.js';
 import { DETAIL_LEVEL_NAMES } from '../../core/model/levels.js';
 
 const levelSchema = z
@@ -12,7 +12,6 @@ const levelSchema = z
 
 const lineIdSchema = z.string().min(1, 'must not be empty').describe('line id');
 
-const agentParams = z.strictObject({ agent: agentNameSchema });
 const lineParams = z.strictObject({ agent: agentNameSchema, lineId: lineIdSchema });
 const nodeParams = z.strictObject({
   agent: agentNameSchema,
@@ -192,7 +191,7 @@ export function radialRoutes(): Route[] {
       summary: 'Origin text and every line with its nodes (position, label): the hedgehog view in one call',
       tag: 'radial',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: overviewSchema,
       handler: async ({ db, params }) => overview(await existingAgent(db, params.agent)),
     }),
@@ -202,7 +201,7 @@ export function radialRoutes(): Route[] {
       summary: 'The origin: the always-in-context text',
       tag: 'radial',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: z.object({ text: z.string() }),
       handler: async ({ db, params }) => ({
         text: await (await existingAgent(db, params.agent)).radial.getOriginContext(),
@@ -214,7 +213,7 @@ export function radialRoutes(): Route[] {
       summary: 'Every line in creation order, with its node count and newest task',
       tag: 'radial',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       response: z.array(lineSchema),
       handler: async ({ db, params }) => (await existingAgent(db, params.agent)).radial.listLines(),
     }),
@@ -224,7 +223,7 @@ export function radialRoutes(): Route[] {
       summary: 'Create a line (409 CONFLICT if the id is taken)',
       tag: 'radial',
       write: true,
-      params: agentParams,
+      params: agentParamsSchema,
       body: createLineBodySchema,
       response: lineSchema,
       handler: async ({ db, params, body }) =>
@@ -322,7 +321,7 @@ export function radialRoutes(): Route[] {
       summary: 'Find the node that best answers a query and open it at a level',
       tag: 'radial',
       write: false,
-      params: agentParams,
+      params: agentParamsSchema,
       body: navigateBodySchema,
       response: navigateResultSchema,
       handler: async ({ db, params, body }) => {

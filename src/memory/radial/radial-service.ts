@@ -31,6 +31,7 @@ import type {
   RadialNode,
   TaskRecord,
 } from '../../core/model/radial.js';
+import { parseJsonOr } from '../../core/json.js';
 
 /** Most keywords of the current scene the origin considers (it then cuts them to its budget). */
 const SCENE_KEYWORDS = 40;
@@ -467,14 +468,6 @@ function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-function parseJson<T>(text: string, fallback: T): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
 /** The task parts of a stored node (without its full context). */
 export function taskTextOf(record: NodeRecord): {
   taskLabel: string;
@@ -485,15 +478,15 @@ export function taskTextOf(record: NodeRecord): {
   return {
     taskLabel: record.taskLabel,
     conversationSummary: record.conversationSummary,
-    fileChanges: parseJson<FileChange[]>(record.fileChanges, []),
-    todos: parseJson<string[]>(record.todos, []),
+    fileChanges: parseJsonOr<FileChange[]>(record.fileChanges, []),
+    todos: parseJsonOr<string[]>(record.todos, []),
   };
 }
 
 /** A stored node as the public {@link RadialNode}. */
 export function toNode(record: NodeRecord): RadialNode {
   const task = taskTextOf(record);
-  const extra = parseJson<{ extendsNodeId?: unknown }>(record.extra, {});
+  const extra = parseJsonOr<{ extendsNodeId?: unknown }>(record.extra, {});
   return {
     id: record.id,
     lineId: record.lineId,
@@ -506,7 +499,7 @@ export function toNode(record: NodeRecord): RadialNode {
       conversationSummary: record.conversationSummary,
       fileChanges: task.fileChanges,
       todos: task.todos,
-      envSnapshot: parseJson<{ [key: string]: JsonValue }>(record.envSnapshot, {}),
+      envSnapshot: parseJsonOr<{ [key: string]: JsonValue }>(record.envSnapshot, {}),
       fullContextBytes: record.fullBytes,
     },
     extendsNodeId: typeof extra.extendsNodeId === 'string' ? extra.extendsNodeId : undefined,

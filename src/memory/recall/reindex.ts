@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import { nodeIndexTexts } from '../radial/radial-service.js';
 import { SummaryTier } from '../radial/summaries.js';
 import type { FileChange } from '../../core/model/radial.js';
+import { parseJsonOr } from '../../core/json.js';
 
 /** Progress of a rebuild: rows written so far out of the records to index. */
 export interface ReindexProgress {
@@ -30,14 +31,6 @@ export interface ReindexReport {
   /** Records read, per layer. */
   readonly records: Readonly<Record<IndexLayer, number>>;
   readonly ms: number;
-}
-
-function parseJson<T>(json: string, fallback: T): T {
-  try {
-    return JSON.parse(json) as T;
-  } catch {
-    return fallback;
-  }
 }
 
 type BatchReader<R> = (after: number, limit: number) => R[];
@@ -189,8 +182,8 @@ function nodeDocs(r: ReturnType<Store['reindex']['nodes']>[number]): IndexDoc[] 
       taskLabel: r.taskLabel,
       fullContext: r.fullContext,
       conversationSummary: r.conversationSummary,
-      fileChanges: parseJson<FileChange[]>(r.fileChanges, []),
-      todos: parseJson<string[]>(r.todos, []),
+      fileChanges: parseJsonOr<FileChange[]>(r.fileChanges, []),
+      todos: parseJsonOr<string[]>(r.todos, []),
     },
     // As the radial layer does: a node's summary is indexed once complete, unless it is the
     // offline extractive one (which only repeats words the other parts already hold).
