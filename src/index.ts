@@ -4,7 +4,7 @@ export type { ErrorCode } from './core/errors.js';
 export type { Clock } from './core/clock.js';
 export { countTokens } from './core/tokens.js';
 export { openMemory, MemoryDB, PRIMARY_AGENT } from './api/memory-db.js';
-export type { OpenOptions, ProfileInput } from './api/options.js';
+export type { AgentOptions, OpenOptions, ProfileInput } from './api/options.js';
 export { Agent } from './api/agent.js';
 export type { AgentInfo } from './api/agent.js';
 export type { FileStats, CheckReport } from './store/maintenance.js';
@@ -58,6 +58,7 @@ export type {
   MemoryServerImportReport,
 } from './core/model/knowledge.js';
 export { KNOWLEDGE_EDGE_KINDS } from './core/model/knowledge.js';
+export type { KnowledgeItem } from './core/model/knowledge-items.js';
 export type {
   KnowledgeEdgeKind,
   KnowledgeImportMode,
@@ -73,6 +74,7 @@ export type {
   KnowledgeImportOptions,
   KnowledgeImportProgress,
   KnowledgeImportReport,
+  KnowledgeItemsImportReport,
   KnowledgeNodeQuery,
   KnowledgeSubgraphOptions,
   KnowledgeSubgraph,
@@ -117,6 +119,7 @@ export type {
 export { OfflineSummarizer } from './llm/offline-summarizer.js';
 export { ModelSummarizer } from './llm/model-summarizer.js';
 export type { ModelSummarizerOptions } from './llm/model-summarizer.js';
+export type { PartialSummarizer, MatchVerdict } from './llm/partial-summarizer.js';
 export {
   createOpenAICompatible,
   createOpenAICompatibleEmbedder,

@@ -31,7 +31,9 @@ import {
   type KnowledgeSearchHit,
   type KnowledgeSubgraph,
   type KnowledgeSubgraphOptions,
+  type KnowledgeItemsImportReport,
 } from '../core/model/knowledge.js';
+import { itemsToBatches, knowledgeItemsSchema, type KnowledgeItem } from '../core/model/knowledge-items.js';
 import type { Store } from '../store/store.js';
 import { MemoryServerGraph, type MemoryServerOptions } from './memory-server-graph.js';
 
@@ -80,9 +82,29 @@ export class KnowledgeStore {
    * batches are written in chunks of `chunkSize` items, each one atomic transaction, with
    * `onProgress` called after each.
    */
-  async import(batch: KnowledgeBatch, options?: KnowledgeImportOptions): Promise<KnowledgeImportReport> {
+  async import(batch: KnowledgeBatch, options?: KnowledgeImportOptions): Promise<KnowledgeImportReport>;
+  /**
+   * Imports MemHop `ImportL3` items (`{ title, domain, node_type?, content?, keywords?,
+   * source_ref?, related?: [{ titles, kind }] }`): each item is a node of the graph labelled
+   * `domain` (created if absent), each `related` entry an edge joining the item and `titles`
+   * (nodes of the same domain, in the items or already stored). Every item is checked before
+   * anything is written: a bad one is `INVALID_INPUT` naming it (`items.3.related.0.titles.1`)
+   * and the file is unchanged. Reports per graph and in sum.
+   */
+  async import(
+    items: readonly KnowledgeItem[],
+    options?: KnowledgeImportOptions,
+  ): Promise<KnowledgeItemsImportReport>;
+  async import(
+    batch: KnowledgeBatch | readonly KnowledgeItem[],
+    options?: KnowledgeImportOptions,
+  ): Promise<KnowledgeImportReport | KnowledgeItemsImportReport> {
     this.#assertOpen('import');
     const settings = parseInput(importOptionsSchema, options ?? {}, 'options');
+    if (Array.isArray(batch)) {
+      const items = parseInput(knowledgeItemsSchema, batch, 'items');
+      return this.#graphs.importItems(itemsToBatches(items), settings);
+    }
     const checked = parseInput(batchSchema, batch, 'batch');
     return this.#graphs.import(checked, settings);
   }
@@ -171,7 +193,8 @@ export class KnowledgeStore {
   }
 
   /**
-   * The neighbourhood of `startIds`, breadth-first up to `depth` hops (default 1) along edges
+   * The neighbourhood of `startIds`, breadth-first up to `depth` hops (default 1; 0 or less:
+   * unlimited, as in MemHop, walked to at most 10 000 hops) along edges
    * of `edgeKinds` (default all). An unknown kind is `INVALID_INPUT` (never an empty answer);
    * an unknown start node is `NOT_FOUND`. Returns the visited nodes, nearest first, and the
    * edges whose members were all visited.

@@ -10,9 +10,16 @@ import type { AgentRow } from '../store/agents-repo.js';
 import { Agent, type AgentInfo } from './agent.js';
 import { provideStandaloneOpen } from './radial-memory.js';
 import { KnowledgeStore } from './knowledge-store.js';
-import { parseOpenOptions, type OpenOptions, type ResolvedOpenOptions } from './options.js';
+import {
+  agentOptionsSchema,
+  parseOpenOptions,
+  type AgentOptions,
+  type OpenOptions,
+  type ResolvedOpenOptions,
+} from './options.js';
 import { ModelSummarizer } from '../llm/model-summarizer.js';
-import type { Summarizer } from '../llm/types.js';
+import type { LanguageModel, Summarizer } from '../llm/types.js';
+import { completeSummarizer, type PartialSummarizer } from '../llm/partial-summarizer.js';
 import { seedProfile } from '../memory/profile/profile.js';
 import { profilePatchSchema } from '../core/model/conversation.js';
 import { reindex, type ReindexOptions, type ReindexReport } from '../memory/recall/reindex.js';
@@ -31,14 +38,24 @@ const agentNameSchema = z
 
 const pathSchema = z.string().min(1, 'must not be empty');
 
+const agentIdSchema = z.number().int('must be a whole number (an agent id)').min(1, 'must be 1 or more');
+
 function toInfo(row: AgentRow): AgentInfo {
   return { id: row.id, name: row.name, primary: row.isPrimary, createdAt: row.createdAt };
 }
 
-function chooseSummarizer(options: ResolvedOpenOptions): Summarizer {
-  if (options.summarizer) return options.summarizer;
-  if (options.llm) return new ModelSummarizer(options.llm);
-  return new OfflineSummarizer();
+/**
+ * The summariser of an agent: the one given (a partial one completed by the model, or by the
+ * offline summariser when there is no model), else one over the model, else the offline one.
+ */
+export function chooseSummarizer(options: {
+  readonly summarizer?: Summarizer | PartialSummarizer | undefined;
+  readonly llm?: LanguageModel | undefined;
+}): Summarizer {
+  const { llm } = options;
+  const fallback = (): Summarizer => (llm ? new ModelSummarizer(llm) : new OfflineSummarizer());
+  if (options.summarizer) return completeSummarizer(options.summarizer, fallback);
+  return fallback();
 }
 
 /**
@@ -51,6 +68,7 @@ export class MemoryDB {
   readonly #clock: MonotonicClock;
   readonly #settings: MemorySettings;
   readonly #agents = new Map<string, Agent>();
+  readonly #models = new Map<string, { summarizer: Summarizer }>();
   readonly #primary: Agent;
   #knowledge: KnowledgeStore | undefined;
 
@@ -98,18 +116,24 @@ export class MemoryDB {
     }
   }
 
-  #makeAgent(row: AgentRow): Agent {
+  #makeAgent(row: AgentRow, summarizer: Summarizer = this.#summarizer): Agent {
+    // The summariser is read through a getter, so `agent(name, { llm })` can re-point an agent
+    // already open (as MemHop's SubAgent does) and every handle of it follows.
+    const model = { summarizer };
     const context: MemoryContext = {
       store: this.#store,
       agentId: row.id,
       agentName: row.name,
-      summarizer: this.#summarizer,
+      get summarizer() {
+        return model.summarizer;
+      },
       embedder: this.#options.embedder,
       clock: this.#clock,
       settings: this.#settings,
     };
     const agent = new Agent(context, toInfo(row));
     this.#agents.set(row.name, agent);
+    this.#models.set(row.name, model);
     return agent;
   }
 
@@ -140,19 +164,63 @@ export class MemoryDB {
     return this.#knowledge;
   }
 
-  /** The named agent, created on first use; the same name always gives the same agent. */
-  async agent(name: string): Promise<Agent> {
+  /**
+   * The named agent, created on first use; the same name always gives the same agent. A
+   * number opens an existing agent by its id (`agent.info().id`; `NOT_FOUND` when there is
+   * none, and nothing is created). `options.profile` seeds the profile of an agent that has
+   * none (a stored profile is never overwritten); `options.llm` (or `summarizer`) gives the
+   * agent its own model for its summaries, keywords and Dream, also re-pointing an agent
+   * already open. Bad options are `INVALID_INPUT` and nothing is written.
+   *
+   * @example
+   * ```ts
+   * const researcher = await db.agent('researcher', {
+   *   profile: { name: 'researcher', role: 'reads papers' },
+   *   llm: createOpenAICompatible({ model: 'gpt-4o-mini' }),
+   * });
+   * const same = await db.agent(researcher.info().id);
+   * ```
+   */
+  async agent(nameOrId: string | number, options?: AgentOptions): Promise<Agent> {
     this.#assertOpen('agent');
+    const checked = parseInput(agentOptionsSchema, options ?? {}, 'options');
+    if (checked.profile) parseInput(profilePatchSchema, checked.profile, 'options.profile');
+    const own = checked.llm || checked.summarizer ? chooseSummarizer(checked) : undefined;
+    const agent =
+      typeof nameOrId === 'number' ? this.#agentById(nameOrId, own) : this.#agentByName(nameOrId, own);
+    if (checked.profile && !this.#options.readOnly)
+      seedProfile(agent.memoryContext, checked.profile, 'options.profile');
+    return agent;
+  }
+
+  #agentByName(name: unknown, own: Summarizer | undefined): Agent {
     const checked = parseInput(agentNameSchema, name, 'name');
-    const cached = this.#agents.get(checked);
+    const cached = this.#cached(checked, own);
     if (cached) return cached;
     if (this.#options.readOnly) {
       const row = this.#store.agents.byName(checked);
       if (!row) throw new HedgehopError('NOT_FOUND', `no agent named '${checked}' in ${this.path}`);
-      return this.#makeAgent(row);
+      return this.#makeAgent(row, own);
     }
     const { agent } = this.#store.agents.ensure(checked, this.#clock.now());
-    return this.#makeAgent(agent);
+    return this.#makeAgent(agent, own);
+  }
+
+  #agentById(id: number, own: Summarizer | undefined): Agent {
+    const checked = parseInput(agentIdSchema, id, 'id');
+    const row = this.#store.engine.read('agent', () => this.#store.agents.byId(checked));
+    if (!row)
+      throw new HedgehopError('NOT_FOUND', `no agent with id ${checked} in ${this.path} (see db.agents())`, {
+        field: 'id',
+      });
+    return this.#cached(row.name, own) ?? this.#makeAgent(row, own);
+  }
+
+  #cached(name: string, own: Summarizer | undefined): Agent | undefined {
+    const cached = this.#agents.get(name);
+    const model = this.#models.get(name);
+    if (cached && model && own) model.summarizer = own;
+    return cached;
   }
 
   /** Every agent of the file, primary first. */

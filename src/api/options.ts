@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import { parseInput } from '../core/validate.js';
+import type { PartialSummarizer } from '../llm/partial-summarizer.js';
 import type { Embedder, LanguageModel, Summarizer } from '../llm/types.js';
 
 const hasMethods =
@@ -29,8 +30,9 @@ export const openOptionsSchema = z.strictObject({
     })
     .optional(),
   summarizer: z
-    .custom<Summarizer>(hasMethods('summarize', 'verifyMatch', 'distillKeywords'), {
-      message: 'must be a Summarizer (summarize, verifyMatch, distillKeywords, …)',
+    .custom<Summarizer | PartialSummarizer>(hasMethods('summarize'), {
+      message:
+        'must be a Summarizer: at least summarize(text, maxChars, context); the operations it leaves out are done by the model given as llm, or offline',
     })
     .optional(),
   embedder: z
@@ -53,6 +55,20 @@ export const openOptionsSchema = z.strictObject({
   originTokenBudget: z.number().int().min(40).max(100_000).default(200),
   clock: z.custom<Clock>(hasMethods('now'), { message: 'must be a Clock ({ now(): number })' }).optional(),
 });
+
+/**
+ * Options of `MemoryDB.agent(name, options)`: a profile seeded when the agent has none (never
+ * overwriting a stored one), and the agent's own model (`llm`) or summariser, used for its
+ * summaries, keyword distillation and Dream instead of the file's.
+ */
+export const agentOptionsSchema = z.strictObject({
+  profile: profileInputSchema.optional(),
+  llm: openOptionsSchema.shape.llm,
+  summarizer: openOptionsSchema.shape.summarizer,
+});
+
+/** Options of `MemoryDB.agent`. */
+export type AgentOptions = z.input<typeof agentOptionsSchema>;
 
 /** Options of {@link openMemory}. */
 export type OpenOptions = z.input<typeof openOptionsSchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import type { Summarizer } from '../llm/types.js';
+import type { PartialSummarizer } from '../llm/partial-summarizer.js';
 import type { MemoryContext } from '../memory/context.js';
 import { DETAIL_LEVEL_NAMES, levelNumber, type DetailLevel } from '../core/model/levels.js';
 import { RadialService, type FillReport } from '../memory/radial/radial-service.js';
@@ -119,7 +120,7 @@ const stepQuerySchema = z.string();
 export type RadialOpenOptions = OpenOptions & {
   /** The project name of a new memory; a name already stored in the file wins (as in HedgehogMemory). */
   readonly projectName?: string;
-  readonly summarizer?: Summarizer;
+  readonly summarizer?: Summarizer | PartialSummarizer;
 };
 
 /** Resolves a validated level input to its number. */

@@ -4,6 +4,9 @@ import { jsonResult } from './tool-result.js';
 
 const LAYERS = ['radial', 'topic', 'archive', 'knowledge', 'profile'] as const;
 
+/** A time input: ms since the epoch or an ISO 8601 string (checked by the API). */
+const TIME = z.union([z.number().int(), z.string()]).optional();
+
 function registerRecall(ctx: ToolContext): void {
   ctx.server.registerTool(
     'memory_recall',
@@ -30,6 +33,8 @@ function registerRecall(ctx: ToolContext): void {
         layers: z.array(z.enum(LAYERS)).optional().describe('Only these layers.'),
         lineId: z.string().optional().describe('Only this radial line.'),
         sceneId: z.string().optional().describe('Only this conversation scene.'),
+        from: TIME.describe('Only records from this time on: ms since the epoch or ISO 8601.'),
+        to: TIME.describe('Only records before this time: ms since the epoch or ISO 8601.'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -119,6 +124,7 @@ function registerTurn(ctx: ToolContext): void {
         speaker: z.string().optional().describe("Utterances: the speaker's name."),
         planStep: z.number().int().min(1).optional().describe('Events: the plan step (seq) this belongs to.'),
         contentType: z.enum(['text', 'image', 'video', 'document', 'audio', 'code', 'other']).optional(),
+        createdAt: TIME.describe('When it happened: ms since the epoch or ISO 8601 (default now).'),
       },
     },
     (args) =>
@@ -126,7 +132,7 @@ function registerTurn(ctx: ToolContext): void {
         const record = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
         const slot = await (
           await ctx.agent()
-        ).appendArchive({ ...record, createdAt: Date.now() } as Parameters<
+        ).appendArchive({ createdAt: Date.now(), ...record } as Parameters<
           Awaited<ReturnType<ToolContext['agent']>>['appendArchive']
         >[0]);
         return jsonResult(slot, { ...slot });
@@ -192,12 +198,13 @@ function registerTurn(ctx: ToolContext): void {
           .string()
           .optional()
           .describe('How the turn ended, e.g. "resolved" or "blocked: waiting for credentials".'),
+        createdAt: TIME.describe('When the turn ended: ms since the epoch or ISO 8601 (default now).'),
       },
     },
     (args) =>
       ctx.run(async () => {
         const end = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
-        const result = await (await ctx.agent()).update({ ...end, createdAt: Date.now() });
+        const result = await (await ctx.agent()).update({ createdAt: Date.now(), ...end });
         return jsonResult(result, { topic: { ...result.topic }, keywordsPending: result.keywordsPending });
       }),
   );

@@ -109,7 +109,12 @@ function registerQueries(ctx: ToolContext): void {
         nodeIds: z.array(z.string()).optional().describe('Start node ids.'),
         titles: z.array(z.string()).optional().describe('Start node titles (needs graph).'),
         graph: z.string().optional().describe('The graph label or id the titles belong to.'),
-        depth: z.number().int().min(0).max(10).optional().describe('Hops (default 1).'),
+        depth: z
+          .number()
+          .int()
+          .max(10_000)
+          .optional()
+          .describe('Hops (default 1; 0 or less: as far as the edges go, at most 10000 hops).'),
         edgeKinds: z
           .array(z.enum(KNOWLEDGE_EDGE_KINDS))
           .optional()

@@ -63,6 +63,11 @@ export class AgentsRepo {
     return row ? toAgent(row) : undefined;
   }
 
+  byId(id: number): AgentRow | undefined {
+    const row = this.#engine.statement('SELECT * FROM agents WHERE id = ?').get(id) as RawAgent | undefined;
+    return row ? toAgent(row) : undefined;
+  }
+
   list(): AgentRow[] {
     return (
       this.#engine.statement('SELECT * FROM agents ORDER BY is_primary DESC, id').all() as RawAgent[]

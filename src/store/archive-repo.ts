@@ -40,8 +40,10 @@ export interface ArchiveFilter {
   readonly speaker?: string | undefined;
   /** Events bound to any of these plan steps. */
   readonly planSteps?: readonly number[] | undefined;
-  /** Only these record ids (the text condition, resolved through the recall index). */
+  /** Only these record ids (given, or the text condition resolved through the recall index). */
   readonly ids?: readonly number[] | undefined;
+  /** Only records whose content holds this text, case-insensitively (any script). */
+  readonly contains?: string | undefined;
   /** Keep the last `limit` records of the order (the newest). */
   readonly limit: number;
 }
@@ -216,6 +218,7 @@ export class ArchiveRepo {
       add('steps', JSON.stringify(filter.planSteps), 'a.plan_step IN (SELECT value FROM json_each(:steps))');
     if (filter.ids) add('ids', JSON.stringify(filter.ids), 'a.id IN (SELECT value FROM json_each(:ids))');
     const order = filter.topicId !== undefined ? 'a.seq DESC' : 'a.created_at DESC, a.id DESC';
+    if (filter.contains !== undefined) return this.#queryContaining(where, order, params, filter);
     const rows = this.#engine
       .statement(
         `SELECT ${ARCHIVE_COLUMNS} FROM archive a JOIN topics t ON t.id = a.topic_id
@@ -223,6 +226,34 @@ export class ArchiveRepo {
       )
       .pluck(false)
       .all(params) as RawArchive[];
+    return rows.reverse().map(toArchive);
+  }
+
+  /**
+   * The newest `limit` matching records whose content holds `contains`, compared in lower case
+   * in JavaScript (SQLite's lower() folds only ASCII); rows are read newest first and the walk
+   * stops once `limit` have matched.
+   */
+  #queryContaining(
+    where: readonly string[],
+    order: string,
+    params: Record<string, unknown>,
+    filter: ArchiveFilter,
+  ): ArchiveRecord[] {
+    const needle = (filter.contains ?? '').toLowerCase();
+    const { limit: _limit, ...rest } = params;
+    const rows: RawArchive[] = [];
+    const statement = this.#engine
+      .statement(
+        `SELECT ${ARCHIVE_COLUMNS} FROM archive a JOIN topics t ON t.id = a.topic_id
+         WHERE ${where.join(' AND ')} ORDER BY ${order}`,
+      )
+      .pluck(false);
+    for (const row of statement.iterate(rest) as Iterable<RawArchive>) {
+      if (!row.content.toLowerCase().includes(needle)) continue;
+      rows.push(row);
+      if (rows.length >= filter.limit) break;
+    }
     return rows.reverse().map(toArchive);
   }
 

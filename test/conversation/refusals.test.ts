@@ -118,7 +118,7 @@ describe('archive refusals (limits are refused, never truncated)', () => {
       [{ ...u, createdAt: 1_700_000_000_000_000 }, /looks like microseconds/],
       [{ ...u, createdAt: 1.5 }, /whole number/],
       [{ ...u, createdAt: 0 }, /positive/],
-      [{ ...u, createdAt: '2024-01-01' }, /createdAt/],
+      [{ ...u, createdAt: 'Jan 1 2024' }, /createdAt: 'Jan 1 2024' is not a time.*ISO 8601/],
       [{ ...u, content: '' }, /content: must not be empty/],
       [{ ...u, role: 'dream' }, /only by hedgehop/],
       [{ ...u, role: 'bot' }, /must be user, agent or system/],

@@ -71,9 +71,11 @@ describe('agents', () => {
     const db = await openMemory(path);
     await db.checkpoint();
     const before = fileDigest(path);
-    for (const name of ['', '   ', 'x'.repeat(257), 42 as unknown as string]) {
+    for (const name of ['', '   ', 'x'.repeat(257), {} as unknown as string, 1.5 as unknown as string]) {
       expect(await codeOf(db.agent(name))).toBe('INVALID_INPUT');
     }
+    // A number is an agent id: an unknown one is NOT_FOUND, and nothing is created.
+    expect(await codeOf(db.agent(42))).toBe('NOT_FOUND');
     expect(fileDigest(path)).toBe(before);
     await db.close();
   });

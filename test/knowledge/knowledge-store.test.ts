@@ -321,7 +321,9 @@ describe('querySubgraph', () => {
         distances: Object.fromEntries(Object.entries(sub.distances).map(([k, v]) => [byId.get(k), v])),
       };
     };
-    expect(await titles(0)).toEqual({ nodes: ['A'], edges: [], distances: { A: 0 } });
+    // 0 (or less) is MemHop's "unlimited": as far as the edges go.
+    expect(await titles(0)).toEqual(await titles(10_000));
+    expect(await titles(-3)).toEqual(await titles(10_000));
     const one = await titles(1);
     expect(one.nodes).toEqual(['A', 'B', 'D']);
     expect(one.edges.sort()).toEqual(['causal:A-D', 'sequence:A-B'].sort());
@@ -357,8 +359,11 @@ describe('querySubgraph', () => {
     const empty = await rejection(db.knowledge.querySubgraph([id('A')], { edgeKinds: [] }));
     expect(empty.code).toBe('INVALID_INPUT');
     expect((await rejection(db.knowledge.querySubgraph([], {}))).code).toBe('INVALID_INPUT');
-    expect((await rejection(db.knowledge.querySubgraph([id('A')], { depth: -1 }))).code).toBe(
+    expect((await rejection(db.knowledge.querySubgraph([id('A')], { depth: 10_001 }))).code).toBe(
       'INVALID_INPUT',
+    );
+    expect((await rejection(db.knowledge.querySubgraph([id('A')], { depth: 1.5 }))).field).toBe(
+      'options.depth',
     );
     expect((await rejection(db.knowledge.querySubgraph(['kn_0000000000000000']))).code).toBe('NOT_FOUND');
   });

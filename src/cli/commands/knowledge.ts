@@ -8,6 +8,7 @@ import type {
   KnowledgeImportMode,
   KnowledgeNode,
 } from '../../core/model/knowledge.js';
+import type { KnowledgeItem } from '../../core/model/knowledge-items.js';
 import { clip, collect, defined, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';
@@ -45,6 +46,21 @@ function parseBatches(text: string, graph: string | undefined): KnowledgeBatch[]
   return graph === undefined ? batches : batches.map((batch) => ({ ...batch, graph }));
 }
 
+/** MemHop `ImportL3` items: a JSON list of `{ title, domain, … }` (no `graph`). */
+function asItems(text: string, graph: string | undefined): KnowledgeItem[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const isItem = (v: unknown): boolean =>
+    typeof v === 'object' && v !== null && 'domain' in v && 'title' in v && !('graph' in v);
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isItem)) return undefined;
+  const items = value as KnowledgeItem[];
+  return graph === undefined ? items : items.map((item) => ({ ...item, domain: graph }));
+}
+
 interface ImportOptions {
   readonly graph?: string;
   readonly mode?: string;
@@ -53,7 +69,7 @@ interface ImportOptions {
 function registerImport(kg: Command, io: CliIO, run: RunCommand): void {
   kg.command('import')
     .description(
-      'import nodes and edges: a JSON batch { graph, nodes, edges } (or a list), or a memory-server JSONL file',
+      'import nodes and edges: a JSON batch { graph, nodes, edges } (or a list), MemHop ImportL3 items [{ title, domain, related }], or a memory-server JSONL file',
     )
     .argument('<path>', 'the file, or - for stdin')
     .option(
@@ -79,6 +95,8 @@ function registerImport(kg: Command, io: CliIO, run: RunCommand): void {
                   .importJsonl(text, settings),
               ];
             }
+            const items = asItems(text, options.graph);
+            if (items) return (await db.knowledge.import(items, settings)).graphs;
             const out = [];
             for (const batch of parseBatches(text, options.graph))
               out.push(await db.knowledge.import(batch, settings));
@@ -233,7 +251,7 @@ function registerSubgraph(kg: Command, io: CliIO, run: RunCommand): void {
     .description('the neighbourhood of some nodes, breadth-first')
     .argument('<nodes...>', 'node ids, or titles with --graph')
     .option('--graph <graph>', 'graph id or label (then the nodes are titles)')
-    .option('--depth <n>', 'hops from the start nodes', '1')
+    .option('--depth <n>', 'hops from the start nodes (0: unlimited, up to 10000)', '1')
     .option('--kind <kind>', 'follow only edges of this kind (repeatable)', collect)
     .option('--direction <dir>', 'directed edges: any, forward or backward', 'any')
     .action((nodes: string[], options: SubgraphOptions, command: Command) =>

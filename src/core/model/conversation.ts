@@ -5,6 +5,7 @@
  * ever truncated.
  */
 import { z } from 'zod';
+import { timeInput } from '../time-input.js';
 
 /** Every size limit of conversation memory. */
 export const CONVERSATION_LIMITS = {
@@ -66,27 +67,32 @@ const SECONDS_BAND: readonly [number, number] = [1e9, 1e11];
 /** Values above this are microseconds (or nanoseconds), not milliseconds. */
 const MICROSECONDS_FROM = 1e14;
 
-/** A timestamp in milliseconds since the epoch; the seconds and microseconds bands are refused. */
-export const timestampSchema = z
-  .number({ error: 'must be a number of milliseconds since the epoch' })
-  .int('must be a whole number of milliseconds since the epoch')
-  .positive('must be a positive number of milliseconds since the epoch')
-  .check((ctx) => {
-    const value = ctx.value;
-    if (value >= SECONDS_BAND[0] && value < SECONDS_BAND[1]) {
-      ctx.issues.push({
-        code: 'custom',
-        message: `${value} looks like seconds since the epoch; timestamps are milliseconds (multiply by 1000)`,
-        input: value,
-      });
-    } else if (value > MICROSECONDS_FROM) {
-      ctx.issues.push({
-        code: 'custom',
-        message: `${value} looks like microseconds since the epoch; timestamps are milliseconds (divide by 1000)`,
-        input: value,
-      });
-    }
-  });
+/**
+ * A timestamp: milliseconds since the epoch (the seconds and microseconds bands are refused),
+ * or an ISO 8601 string or a `Date`, converted to milliseconds.
+ */
+export const timestampSchema = timeInput(
+  z
+    .number({ error: 'must be milliseconds since the epoch or an ISO 8601 date-time string' })
+    .int('must be a whole number of milliseconds since the epoch')
+    .positive('must be a positive number of milliseconds since the epoch')
+    .check((ctx) => {
+      const value = ctx.value;
+      if (value >= SECONDS_BAND[0] && value < SECONDS_BAND[1]) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `${value} looks like seconds since the epoch; timestamps are milliseconds (multiply by 1000)`,
+          input: value,
+        });
+      } else if (value > MICROSECONDS_FROM) {
+        ctx.issues.push({
+          code: 'custom',
+          message: `${value} looks like microseconds since the epoch; timestamps are milliseconds (divide by 1000)`,
+          input: value,
+        });
+      }
+    }),
+);
 
 /** An id hedgehop issued (scene, topic, knowledge graph). */
 export const idSchema = z.string().min(1, 'must not be empty').max(128, 'is not an id (too long)');
@@ -335,6 +341,9 @@ export const archiveInputSchema = z
 /** What `appendArchive` takes. */
 export type ArchiveInput = z.input<typeof archiveInputSchema>;
 
+/** How many records `searchArchive` returns when no `limit` is given (the newest, or the best). */
+export const DEFAULT_ARCHIVE_LIMIT = 100;
+
 /**
  * Conditions of `searchArchive`; all optional, all combinable (they AND together). `planStep`
  * needs `topicId` and selects that step and every step under it.
@@ -342,6 +351,12 @@ export type ArchiveInput = z.input<typeof archiveInputSchema>;
 export const archiveQuerySchema = z
   .strictObject({
     text: boundedString(4096, 'query text').optional(),
+    contains: z.string().min(1, 'must not be empty').max(4096, 'at most 4096 characters').optional(),
+    ids: z
+      .array(z.string().regex(/^[1-9]\d{0,15}$/u, 'is not an archive record id (a record\'s id, e.g. "42")'))
+      .min(1, 'must name at least one record (leave ids out for all)')
+      .max(CONVERSATION_LIMITS.searchLimit, `at most ${CONVERSATION_LIMITS.searchLimit} ids`)
+      .optional(),
     from: timestampSchema.optional(),
     to: timestampSchema.optional(),
     topicId: idSchema.optional(),
@@ -356,7 +371,7 @@ export const archiveQuerySchema = z
       .int('must be a whole number')
       .min(1, 'must be 1 or more')
       .max(CONVERSATION_LIMITS.searchLimit, `at most ${CONVERSATION_LIMITS.searchLimit}`)
-      .default(100),
+      .default(DEFAULT_ARCHIVE_LIMIT),
   })
   .check((ctx) => {
     const query = ctx.value;

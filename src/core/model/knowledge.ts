@@ -146,6 +146,19 @@ export interface KnowledgeImportReport {
   readonly errors: readonly string[];
 }
 
+/** What importing MemHop items did: one report per graph (domain), and their sums. */
+export interface KnowledgeItemsImportReport {
+  /** Every graph the items named, in first-appearance order (created or not). */
+  readonly graphIds: readonly string[];
+  readonly graphs: readonly KnowledgeImportReport[];
+  readonly created: readonly string[];
+  readonly updated: readonly string[];
+  readonly skipped: number;
+  readonly edgesCreated: number;
+  readonly edgesExisting: number;
+  readonly errors: readonly string[];
+}
+
 /** Which nodes {@link KnowledgeStore.queryNodes} returns; every given condition must hold. */
 export interface KnowledgeNodeQuery {
   readonly graphId?: string | undefined;
@@ -395,8 +408,17 @@ export const nodeQuerySchema = z.strictObject({
 
 export const subgraphStartSchema = z.array(idSchema).min(1, 'give at least one start node').max(100_000);
 
+/**
+ * `depth` ≤ 0 means "as far as the edges go" (MemHop's unlimited), walked to at most
+ * {@link KNOWLEDGE_LIMITS.depth} hops.
+ */
 export const subgraphOptionsSchema = z.strictObject({
-  depth: z.number().int().min(0).max(L.depth).default(1),
+  depth: z
+    .number()
+    .int('must be a whole number')
+    .max(L.depth, `at most ${L.depth} (0 or less: unlimited, up to ${L.depth} hops)`)
+    .default(1)
+    .transform((depth) => (depth <= 0 ? L.depth : depth)),
   edgeKinds: z
     .array(edgeKindSchema)
     .min(1, 'list at least one kind, or leave edgeKinds out to follow every kind')

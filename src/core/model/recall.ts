@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeInput } from '../time-input.js';
 import type { DetailLevelName } from './levels.js';
 
 /** Recall across every layer: the layers, options, hits and results of `agent.recall`. */
@@ -19,10 +20,12 @@ export const INDEX_LAYERS = [
 
 const idSchema = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters');
 
-const timeSchema = z.union([
-  z.number().int('must be an integer (ms since the epoch)').min(0, 'must not be negative'),
-  z.date().transform((date) => date.getTime()),
-]);
+const timeSchema = timeInput(
+  z
+    .number({ error: 'must be milliseconds since the epoch, an ISO 8601 date-time string or a Date' })
+    .int('must be an integer (ms since the epoch)')
+    .min(0, 'must not be negative'),
+);
 
 /** Options of `agent.recall(query, options)`. */
 export const recallOptionsSchema = z

@@ -18,6 +18,17 @@ export const queryInt = (min: number, max: number): z.ZodCoercedNumber =>
   z.coerce.number().int().min(min).max(max);
 
 /**
+ * A time from a query string: milliseconds since the epoch, or an ISO 8601 date-time (the API
+ * checks and converts it).
+ */
+export const queryTime = (): z.ZodType<number | string, string> =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .describe('milliseconds since the epoch, or an ISO 8601 date-time such as 2026-01-05T09:30:00Z')
+    .transform((value) => (/^\d+$/u.test(value) ? Number(value) : value));
+
+/**
  * The named agent, which must already exist: a GET never creates an agent (that would be a
  * write), so an unknown name is `NOT_FOUND` here rather than a new, empty agent.
  */

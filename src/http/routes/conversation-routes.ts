@@ -6,7 +6,7 @@ import {
   turnEndSchema,
 } from '../../core/model/conversation.js';
 import { defineRoute, type Route } from '../route.js';
-import { agentNameSchema, agentParamsSchema, existingAgent, queryInt } from './common.js';
+import { agentNameSchema, agentParamsSchema, existingAgent, queryInt, queryTime } from './common.js';
 import { UTTERANCE_ROLES } from '../../core/model/conversation.js';
 
 const idParam = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters');
@@ -151,13 +151,18 @@ const turnResultSchema = z.object({
 
 const archiveQuerySchema = z.strictObject({
   text: z.string().max(4096).optional(),
+  contains: z.string().min(1).max(4096).optional(),
+  ids: z
+    .string()
+    .transform((value) => value.split(',').map((id) => id.trim()))
+    .optional(),
   sceneId: idParam.optional(),
   topicId: idParam.optional(),
   kind: z.enum(['utterance', 'event']).optional(),
   role: z.enum(UTTERANCE_ROLES).optional(),
   speaker: z.string().min(1).optional(),
-  from: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
-  to: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  from: queryTime().optional(),
+  to: queryTime().optional(),
   limit: queryInt(1, 1000).optional(),
 });
 

@@ -63,9 +63,11 @@ export function appendArchiveMany(context: MemoryContext, records: unknown): Arc
 
 /**
  * Reads archive records. Without `text`: every record matching the conditions, in slot order
- * within a topic, else in record-time order; `limit` keeps the newest. With `text`: records
- * holding the query's words, found through the shared recall index (among its best
- * {@link MAX_SEARCH_LIMIT} matches), best match first.
+ * within a topic, else in record-time order; `limit` (default 100, `DEFAULT_ARCHIVE_LIMIT`)
+ * keeps the newest. With `text`: records holding the query's words (stemmed word match),
+ * found through the shared recall index (among its best {@link MAX_SEARCH_LIMIT} matches),
+ * best match first. `contains` is a case-insensitive substring of the content (MemHop's
+ * keyword: `dentis` finds `dentist`); `ids` keeps only those records.
  */
 export async function searchArchive(context: MemoryContext, query: unknown): Promise<ArchiveRecord[]> {
   const parsed = parseInput(archiveQuerySchema, query, 'searchArchive');
@@ -85,6 +87,8 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
     contentType: parsed.contentType,
     role: parsed.role,
     speaker: parsed.speaker,
+    contains: parsed.contains,
+    ids: parsed.ids?.map(Number),
     planSteps:
       parsed.planStep !== undefined && parsed.topicId !== undefined
         ? subtreeSeqs(
@@ -109,7 +113,11 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
     to: parsed.to === undefined ? undefined : parsed.to + 1,
     limit: MAX_SEARCH_LIMIT,
   });
-  const ranked = hits.filter((hit) => hit.layer === 'archive').map((hit) => Number(hit.ref));
+  const wanted = filter.ids === undefined ? undefined : new Set(filter.ids);
+  const ranked = hits
+    .filter((hit) => hit.layer === 'archive')
+    .map((hit) => Number(hit.ref))
+    .filter((id) => wanted === undefined || wanted.has(id));
   if (ranked.length === 0) return [];
   const records = context.store.engine.read('searchArchive', () =>
     repo.archive.query({ ...filter, ids: ranked, limit: ranked.length }),

@@ -9,6 +9,7 @@ import type {
 import type { Store } from '../../store/store.js';
 import { canonicalMembers, edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
 import { resolveNodeFields } from './merge.js';
+import { toItemError, type ItemBatch } from '../../core/model/knowledge-items.js';
 import { nodeMentions, rankNodes, sqlNeedle } from './node-search.js';
 import type {
   KnowledgeBatch,
@@ -21,6 +22,7 @@ import type {
   KnowledgeImportMode,
   KnowledgeImportProgress,
   KnowledgeImportReport,
+  KnowledgeItemsImportReport,
   KnowledgeNode,
   KnowledgeNodeQuery,
   KnowledgeNodesDeleteReport,
@@ -121,6 +123,37 @@ export class KnowledgeGraphs {
       if (done < total) await yieldToEventLoop();
     }
     return { report, createdEdges };
+  }
+
+  /**
+   * Imports several batches (MemHop items, one batch per domain): every batch is checked
+   * against the file first, so a bad one refuses the whole call before anything is written.
+   */
+  async importItems(
+    batches: readonly ItemBatch[],
+    settings: ImportSettings,
+  ): Promise<KnowledgeItemsImportReport> {
+    this.#store.engine.read('knowledge import', () => {
+      for (const source of batches) {
+        try {
+          this.#plan(source.batch, settings.mode);
+        } catch (error) {
+          throw toItemError(error, source);
+        }
+      }
+    });
+    const graphs: KnowledgeImportReport[] = [];
+    for (const source of batches) graphs.push(await this.import(source.batch, settings));
+    return {
+      graphIds: graphs.map((report) => report.graphId),
+      graphs,
+      created: graphs.flatMap((report) => report.created),
+      updated: graphs.flatMap((report) => report.updated),
+      skipped: graphs.reduce((sum, report) => sum + report.skipped, 0),
+      edgesCreated: graphs.reduce((sum, report) => sum + report.edgesCreated, 0),
+      edgesExisting: graphs.reduce((sum, report) => sum + report.edgesExisting, 0),
+      errors: graphs.flatMap((report) => report.errors),
+    };
   }
 
   #writeChunk(chunk: KnowledgeImportChunk): KnowledgeChunkResult | undefined {

@@ -13,6 +13,7 @@ import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
+import { verificationCandidates, verifiesByMeaning } from './verification-candidates.js';
 import {
   computeSummaries,
   fileLines,
@@ -365,8 +366,10 @@ export class RadialService {
     const bestScore = Math.max(1e-9, ...[...byNode.values()].map((v) => v.score));
     const records = new Map(this.#repo.nodesByIds(this.#agentId, [...byNode.keys()]).map((r) => [r.id, r]));
     const ranked: Scored[] = [];
+    const unscored: string[] = [];
     for (const [id, value] of byNode) {
       const record = records.get(id);
+      if (record && value.confidence <= 0) unscored.push(id);
       if (!record || value.confidence <= 0) continue;
       ranked.push({
         node: toNode(record),
@@ -379,12 +382,39 @@ export class RadialService {
     };
     order();
     if (options.confirmBelow !== undefined) {
-      await this.#confirm(query, ranked.slice(0, CONFIRM_TOP), options.confirmBelow);
+      const extra = this.#extraCandidates(options.lineId, ranked, unscored, byNode);
+      await this.#confirm(query, [...ranked.slice(0, CONFIRM_TOP), ...extra], options.confirmBelow);
+      ranked.push(...extra.filter((entry) => entry.confidence > 0));
       order();
     }
     return ranked
       .slice(0, options.limit)
       .map(({ node, confidence }) => ({ node, confidence: round3(confidence) }));
+  }
+
+  /**
+   * Candidates beyond the scored ones, when `verifyMatch` judges meaning (a model) or vectors
+   * are searched: see {@link verificationCandidates}. Kept apart from the ranking above.
+   */
+  #extraCandidates(
+    lineId: string | undefined,
+    ranked: readonly Scored[],
+    unscored: readonly string[],
+    byNode: ReadonlyMap<string, { score: number }>,
+  ): Scored[] {
+    if (!verifiesByMeaning(this.#ctx)) return [];
+    const byScore = [...unscored].sort((a, b) => (byNode.get(b)?.score ?? 0) - (byNode.get(a)?.score ?? 0));
+    const ids = verificationCandidates(this.#ctx, {
+      lineId,
+      unscored: byScore,
+      exclude: new Set(ranked.map((entry) => entry.node.id)),
+    });
+    if (ids.length === 0) return [];
+    const records = new Map(this.#repo.nodesByIds(this.#agentId, ids).map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const record = records.get(id);
+      return record ? [{ node: toNode(record), confidence: 0, lexical: 0 }] : [];
+    });
   }
 
   async #confirm(query: string, top: readonly Scored[], below: number): Promise<void> {
