@@ -1,4 +1,4 @@
-import type { ArchiveText, DocFilter, DocRow, MatchedDoc } from '../store/recall-repo.js';
+import type { ArchiveText, DocFilter, DocRow, MatchedDoc, TermStatistics } from '../store/recall-repo.js';
 import { sliceCodePoints } from '../core/text.js';
 import type { Store } from '../store/store.js';
 import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
@@ -64,7 +64,8 @@ export function rankDocuments(
   weights: RankWeights = DEFAULT_WEIGHTS,
 ): RankedDoc[] {
   const filter = toDocFilter(options);
-  const terms = queryTerms(options.query);
+  const statistics = store.recall.termStatistics();
+  const terms = queryTerms(options.query, statistics.frequency);
   const match = matchExpression(terms.map((term) => term.word));
   const candidates = Math.max(weights.candidates, options.limit);
   const matched = match ? store.recall.match(match, filter, candidates) : [];
@@ -81,6 +82,7 @@ export function rankDocuments(
       : [...lexical.values()];
     addFeedback(
       store,
+      statistics,
       contents,
       lexical,
       seeds.slice(0, weights.feedbackDocs),
@@ -97,6 +99,7 @@ export function rankDocuments(
   const top = scored.slice(0, options.limit);
   const confidence = confidenceOf(
     store,
+    statistics,
     terms,
     top.map((s) => s.doc),
   );
@@ -253,6 +256,7 @@ function normalise(matched: readonly MatchedDoc[]): Map<number, Scored> {
  */
 function addFeedback(
   store: Store,
+  statistics: TermStatistics,
   cache: ContentCache,
   lexical: Map<number, Scored>,
   seeds: readonly Scored[],
@@ -264,7 +268,7 @@ function addFeedback(
   const top = seeds.filter((s) => s.doc.layer === 'archive');
   const contents = cache.get(top.map((s) => s.doc));
   const queryStems = new Set(terms.map((t) => t.stem));
-  const documents = store.recall.approximateDocCount();
+  const documents = statistics.documents;
   const best = top[0]?.score ?? 1;
   const weightOf = new Map<string, { word: string; weight: number }>();
   for (const seed of top) {
@@ -287,7 +291,7 @@ function addFeedback(
     .sort((a, b) => b[1].weight - a[1].weight)
     .slice(0, weights.feedbackTerms * 3)
     .flatMap(([stemmed, e]) => {
-      const frequency = store.recall.documentFrequency(stemmed);
+      const frequency = statistics.frequency(stemmed);
       // Words in a large share of the index say little and make the second query slow.
       return frequency > maxFrequency ? [] : [{ word: e.word, weight: e.weight * idf(frequency, documents) }];
     })
@@ -481,14 +485,14 @@ function idf(documentFrequency: number, documents: number): number {
  */
 function confidenceOf(
   store: Store,
+  statistics: TermStatistics,
   terms: readonly QueryTerm[],
   docs: readonly DocRow[],
 ): Map<number, number> {
   const out = new Map<number, number>();
   if (terms.length === 0 || docs.length === 0) return out;
-  const documents = store.recall.approximateDocCount();
   const weightsByStem = new Map(
-    terms.map((t) => [t.stem, idf(store.recall.documentFrequency(t.stem), documents)]),
+    terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
   const texts = store.recall.resolve(docs);

@@ -92,6 +92,17 @@ export interface ArchiveText {
   readonly chars: number;
 }
 
+/** Document statistics of the index for ranking (see {@link RecallRepo.termStatistics}). */
+export interface TermStatistics {
+  /** An upper estimate of the number of index rows. */
+  readonly documents: number;
+  /** How many index rows hold `term` (an FTS5-stemmed token). */
+  readonly frequency: (term: string) => number;
+}
+
+/** Terms whose document frequency is remembered per cache at most. */
+const TERM_CACHE_SIZE = 20_000;
+
 /** The verbatim text behind an index row, and where it sits. */
 export interface ResolvedText {
   readonly rowid: number;
@@ -176,6 +187,39 @@ export class RecallRepo {
       | undefined;
     return count ?? 0;
   }
+
+  /**
+   * Term statistics (document count and per-term document frequencies) for ranking, cached
+   * across queries until the file changes: a commit by this connection (`total_changes()`) or
+   * by another one (`PRAGMA data_version`) starts a fresh cache. Each frequency is read from
+   * `search_vocab` once per cache.
+   */
+  termStatistics(): TermStatistics {
+    const generation = this.#engine
+      .statement("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()")
+      .pluck()
+      .get() as string;
+    if (this.#statistics?.generation !== generation) {
+      const frequencies = new Map<string, number>();
+      const documents = this.approximateDocCount();
+      this.#statistics = {
+        generation,
+        documents,
+        frequency: (term) => {
+          let count = frequencies.get(term);
+          if (count === undefined) {
+            if (frequencies.size >= TERM_CACHE_SIZE) frequencies.clear();
+            count = this.documentFrequency(term);
+            frequencies.set(term, count);
+          }
+          return count;
+        },
+      };
+    }
+    return this.#statistics;
+  }
+
+  #statistics: (TermStatistics & { readonly generation: string }) | undefined;
 
   /** An upper estimate of the number of index rows, in constant time (the largest rowid). */
   approximateDocCount(): number {
