@@ -1,4 +1,11 @@
-import type { ArchiveText, DocFilter, DocRow, MatchedDoc, TermStatistics } from '../store/recall-repo.js';
+import type {
+  ArchiveText,
+  DocFilter,
+  DocRow,
+  MatchedDoc,
+  ResolvedText,
+  TermStatistics,
+} from '../store/recall-repo.js';
 import { sliceCodePoints } from '../core/text.js';
 import type { Store } from '../store/store.js';
 import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
@@ -22,6 +29,8 @@ export interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
   readonly confidence: number;
+  /** The verbatim text behind the row, read once for its confidence (absent when the record is gone). */
+  readonly resolved?: ResolvedText | undefined;
 }
 
 export const DEFAULT_WEIGHTS: RankWeights = {
@@ -71,7 +80,9 @@ export function rankDocuments(
   const matched = match ? store.recall.match(match, filter, candidates) : [];
   const nearest = queryVector ? vectorCandidates(store, queryVector, filter, candidates) : [];
   if (!match && nearest.length === 0) {
-    return store.recall.recent(filter, options.limit).map((doc) => ({ doc, score: 0, confidence: 0 }));
+    const recent = store.recall.recent(filter, options.limit);
+    const texts = store.recall.resolve(recent);
+    return recent.map((doc) => ({ doc, score: 0, confidence: 0, resolved: texts.get(doc.rowid) }));
   }
   if (matched.length === 0 && nearest.length === 0) return [];
   const contents = new ContentCache(store);
@@ -97,13 +108,14 @@ export function rankDocuments(
     weights,
   );
   const top = scored.slice(0, options.limit);
-  const confidence = confidenceOf(
-    store,
-    statistics,
-    terms,
-    top.map((s) => s.doc),
-  );
-  return top.map((s) => ({ doc: s.doc, score: s.score, confidence: confidence.get(s.doc.rowid) ?? 0 }));
+  const texts = store.recall.resolve(top.map((s) => s.doc));
+  const confidence = confidenceOf(statistics, terms, texts);
+  return top.map((s) => ({
+    doc: s.doc,
+    score: s.score,
+    confidence: confidence.get(s.doc.rowid) ?? 0,
+    resolved: texts.get(s.doc.rowid),
+  }));
 }
 
 /**
@@ -484,29 +496,23 @@ function idf(documentFrequency: number, documents: number): number {
  * the row's verbatim text (see {@link SearchHit.confidence}).
  */
 function confidenceOf(
-  store: Store,
   statistics: TermStatistics,
   terms: readonly QueryTerm[],
-  docs: readonly DocRow[],
+  texts: ReadonlyMap<number, ResolvedText>,
 ): Map<number, number> {
   const out = new Map<number, number>();
-  if (terms.length === 0 || docs.length === 0) return out;
+  if (terms.length === 0 || texts.size === 0) return out;
   const weightsByStem = new Map(
     terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
-  const texts = store.recall.resolve(docs);
-  for (const doc of docs) {
-    const text = texts.get(doc.rowid)?.text;
-    if (text === undefined || total <= 0) {
-      out.set(doc.rowid, 0);
-      continue;
-    }
+  if (total <= 0) return out;
+  for (const [rowid, resolved] of texts) {
     // Only the head of a very long text (a node's full context) is compared.
-    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
+    const present = new Set(tokenize(sliceCodePoints(resolved.text, CONFIDENCE_MAX_CHARS)).map(stem));
     let found = 0;
     for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
-    out.set(doc.rowid, Math.min(1, found / total));
+    out.set(rowid, Math.min(1, found / total));
   }
   return out;
 }
