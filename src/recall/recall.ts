@@ -71,6 +71,8 @@ export async function recall(
     limit: Math.max(parsed.limit * 3, CONTEXT_CANDIDATES),
     embedder: who.embedder,
   });
+  // Ranking ran in one synchronous read; let other requests of a server run before assembling.
+  await yieldToOthers();
   const items = bestPartPerRecord(ranked);
   const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
   const assembled = assembleContext(candidates.map(toCandidate), parsed.budgetTokens);
@@ -84,6 +86,11 @@ export async function recall(
     usedTokens: assembled.usedTokens,
     budgetTokens: parsed.budgetTokens,
   };
+}
+
+/** Lets the event loop run whatever else is waiting (other requests of a server) once. */
+function yieldToOthers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Rows embedded per recall at most, so recall latency stays bounded while vectors catch up. */
