@@ -110,6 +110,9 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       from: parsed.from,
       to: parsed.to === undefined ? undefined : parsed.to + 1,
       limit,
+      // Rank among the index's best MAX_SEARCH_LIMIT matches whatever the pass reads, so the first
+      // pass's order is the head of the full ranking's.
+      weights: { candidates: MAX_SEARCH_LIMIT },
     });
     const ranked = hits.filter((hit) => hit.layer === 'archive').map((hit) => Number(hit.ref));
     if (ranked.length === 0) return { records: [], exhausted: true };
