@@ -329,12 +329,12 @@ async function measureRecall(
   const agent = db.primary();
   try {
     for (const query of queries.slice(0, 3)) {
-      await agent.recall(query, { budgetTokens: 500 });
+      await agent.recall(query, { budgetTokens: 1000 });
       floor.query(query);
     }
     return await compareInterleaved(
       queries.length,
-      (i) => agent.recall(queries[i] as string, { budgetTokens: 500 }),
+      (i) => agent.recall(queries[i] as string, { budgetTokens: 1000 }),
       (i) => floor.query(queries[i] as string, 10),
     );
   } finally {
