@@ -4,7 +4,7 @@
  *
  * - write cost: one `appendArchive` commit at `durability: 'full'` and `'normal'`, interleaved
  *   with a floor commit of the same text at the same durability (target: flat with size);
- * - recall p50/p99 (`agent.recall`, 10 hits, a 500-token context) against a BM25 top-10 FTS5
+ * - recall p50/p99 (`agent.recall`, 10 hits, a 1,000-token context) against a BM25 top-10 FTS5
  *   query of the same words;
  * - cold open: a fresh child process times `openMemory` of the file (target: under 50 ms at
  *   1M records), beside a bare better-sqlite3 open of the floor file in another child;
