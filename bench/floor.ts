@@ -324,12 +324,12 @@ async function recallPath(
   const { agent, floor } = fixture;
   const queries = Array.from({ length: samples }, () => corpus.query());
   for (const query of queries.slice(0, 5)) {
-    await agent.recall(query, { budgetTokens: 500 });
+    await agent.recall(query, { budgetTokens: 1000 });
     floor.query(query);
   }
   const result = await compareInterleaved(
     samples,
-    (i) => agent.recall(queries[i] as string, { budgetTokens: 500 }),
+    (i) => agent.recall(queries[i] as string, { budgetTokens: 1000 }),
     (i) => floor.query(queries[i] as string, 10),
   );
   const search = await timeEach(samples, (i) =>
@@ -338,7 +338,7 @@ async function recallPath(
   return [
     ...ratioRows(
       'floor',
-      `recall @${size} records (10 hits, 500-token context)`,
+      `recall @${size} records (10 hits, 1,000-token context)`,
       result,
       'floor: BM25 top 10 of the same words over the same texts, with their text',
     ),

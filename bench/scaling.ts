@@ -4,7 +4,7 @@
  *
  * - write cost: one `appendArchive` commit at `durability: 'full'` and `'normal'`, interleaved
  *   with a floor commit of the same text at the same durability (target: flat with size);
- * - recall p50/p99 (`agent.recall`, 10 hits, a 500-token context) against a BM25 top-10 FTS5
+ * - recall p50/p99 (`agent.recall`, 10 hits, a 1,000-token context) against a BM25 top-10 FTS5
  *   query of the same words;
  * - cold open: a fresh child process times `openMemory` of the file (target: under 50 ms at
  *   1M records), beside a bare better-sqlite3 open of the floor file in another child;
@@ -329,12 +329,12 @@ async function measureRecall(
   const agent = db.primary();
   try {
     for (const query of queries.slice(0, 3)) {
-      await agent.recall(query, { budgetTokens: 500 });
+      await agent.recall(query, { budgetTokens: 1000 });
       floor.query(query);
     }
     return await compareInterleaved(
       queries.length,
-      (i) => agent.recall(queries[i] as string, { budgetTokens: 500 }),
+      (i) => agent.recall(queries[i] as string, { budgetTokens: 1000 }),
       (i) => floor.query(queries[i] as string, 10),
     );
   } finally {

@@ -417,6 +417,25 @@ describe('navigation', () => {
     await db.close();
   });
 
+  it('reports the same confidences whatever threshold the caller passes', async () => {
+    const { db } = await openTempMemory();
+    await loadCorpus(db);
+    const radial = db.primary().radial;
+    for (const query of ['how do users log in?', 'what happens when someone forgets their password?']) {
+      const all = await radial.navigate(query, { confidenceThreshold: 0 });
+      const expected = all?.candidates.map((c) => [c.node.id, c.confidence]);
+      expect(expected?.length).toBeGreaterThan(0);
+      for (const confidenceThreshold of [0.1, 0.2, 0.25, 0.3, 0.5]) {
+        const session = await radial.navigate(query, { confidenceThreshold });
+        const best = expected?.[0]?.[1] as number;
+        // Found exactly when the threshold-free best confidence reaches the threshold, with the same values.
+        expect(session === undefined).toBe(best < confidenceThreshold);
+        if (session) expect(session.candidates.map((c) => [c.node.id, c.confidence])).toEqual(expected);
+      }
+    }
+    await db.close();
+  });
+
   it('drills down level by level to the verbatim state and walks to the next candidate', async () => {
     const { db } = await openTempMemory();
     await loadCorpus(db);

@@ -100,6 +100,13 @@ export type DetailLevelInput = z.input<typeof levelSchema>;
  */
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.1;
 
+/**
+ * Best nodes whose confidence is under this get the summariser's second opinion. It is fixed,
+ * not the caller's threshold, so that the confidence a node reports never depends on the
+ * threshold it is compared with.
+ */
+export const CONFIRM_BELOW = DEFAULT_CONFIDENCE_THRESHOLD;
+
 const navigateOptionsSchema = z
   .strictObject({
     lineId: idSchema.optional(),
@@ -289,8 +296,9 @@ export class RadialMemory {
   /**
    * Finds the node that best answers `query` (a question or keywords, any language) and opens
    * it at `initialLevel` (default 1, brief). Every node is ranked through the recall index; the
-   * session lists the ranked `candidates`. When the best nodes fall short of the threshold, the
-   * summariser's `verifyMatch` gives a second opinion on at most three of them. `undefined`
+   * session lists the ranked `candidates`. When the best nodes fall short of {@link CONFIRM_BELOW},
+   * the summariser's `verifyMatch` gives a second opinion on at most three of them (whatever the
+   * threshold, so a node's confidence does not depend on it). `undefined`
    * when no node reaches `confidenceThreshold` (default {@link DEFAULT_CONFIDENCE_THRESHOLD}).
    * An unknown `lineId` is `NOT_FOUND`.
    */
@@ -301,7 +309,7 @@ export class RadialMemory {
     const candidates = await this.#service.rank(checkedQuery, {
       lineId: checked.lineId,
       limit: checked.limit,
-      confirmBelow: checked.confidenceThreshold,
+      confirmBelow: CONFIRM_BELOW,
     });
     const best = candidates[0];
     if (!best || best.confidence < checked.confidenceThreshold) return undefined;

@@ -1,4 +1,4 @@
-import { countTokens as countO200k } from 'gpt-tokenizer';
+import { countTokens as countO200k, isWithinTokenLimit } from 'gpt-tokenizer';
 
 /**
  * Counts tokens with a real BPE tokenizer (OpenAI's o200k_base, as used by GPT-4o and later),
@@ -7,4 +7,15 @@ import { countTokens as countO200k } from 'gpt-tokenizer';
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   return countO200k(text);
+}
+
+/**
+ * The token count of `text` when it is at most `limit`, else `undefined`; stops counting as soon
+ * as the limit is passed (what budget filling needs: most tries that fail are cut short).
+ */
+export function tokensWithin(text: string, limit: number): number | undefined {
+  if (limit < 0) return undefined;
+  if (text.length === 0) return 0;
+  const count = isWithinTokenLimit(text, limit);
+  return count === false ? undefined : count;
 }

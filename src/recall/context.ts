@@ -1,4 +1,4 @@
-import { countTokens } from '../core/tokens.js';
+import { countTokens, tokensWithin } from '../core/tokens.js';
 import { LEVEL_CAPS } from '../core/model/levels.js';
 import { oneLine, truncateText } from '../core/text.js';
 import type { ContextLevel } from '../core/model/recall.js';
@@ -74,10 +74,11 @@ export function assembleContext(
     if (budgetTokens - used <= 0) return;
     for (const level of levelsFor(index, plan)) {
       const text = render(candidate, level);
-      const cost = countTokens(text) + (pieces.length > 0 ? separatorTokens : 0);
-      if (used + cost > budgetTokens) continue;
+      const separator = pieces.length > 0 ? separatorTokens : 0;
+      const tokens = tokensWithin(text, budgetTokens - used - separator);
+      if (tokens === undefined) continue;
       pieces.push({ index, level, text });
-      used += cost;
+      used += tokens + separator;
       return;
     }
   });

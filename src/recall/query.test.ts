@@ -35,6 +35,47 @@ describe('queryTerms', () => {
   });
 });
 
+describe('long queries', () => {
+  const cjk = '我们讨论了数据库的设计和索引的性能问题以及如何在大型系统中保持低延迟服务质量';
+  const repeat = (unit: string, length: number): string =>
+    unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+
+  it('reads a 100,000-character CJK or Latin query in bounded time, at most 64 terms', () => {
+    const latin = Array.from({ length: 20_000 }, (_, i) => `word${(i * 7919) % 5000}`).join(' ');
+    for (const text of [repeat(cjk, 100_000), latin.slice(0, 100_000)]) {
+      const start = performance.now();
+      const terms = queryTerms(text);
+      // Generous bound (10x the 50 ms target): the old whole-run segmentation took 12.6 s.
+      expect(performance.now() - start).toBeLessThan(500);
+      expect(terms.length).toBeGreaterThan(0);
+      expect(terms.length).toBeLessThanOrEqual(64);
+    }
+  });
+
+  it('segments a long CJK run into words, losing nothing and splitting at most a word per piece', () => {
+    const long = tokenize(repeat(cjk, 5_000));
+    expect(long.join('')).toBe(repeat(cjk, 5_000));
+    const words = new Set(tokenize(cjk));
+    const same = long.filter((word) => words.has(word)).length;
+    expect(same / long.length).toBeGreaterThan(0.95);
+  });
+
+  it('keeps the rarest terms of a query with more than 64 distinct words, in query order', () => {
+    const words = Array.from({ length: 100 }, (_, i) => `term${i}x`);
+    const frequency = (s: string): number => (s.endsWith('7x') ? 1 : 50);
+    const terms = queryTerms(words.join(' '), frequency).map((t) => t.word);
+    expect(terms).toHaveLength(64);
+    const rare = words.filter((w) => w.endsWith('7x'));
+    expect(terms.filter((w) => w.endsWith('7x'))).toEqual(rare);
+    expect(terms).toEqual(words.filter((w) => terms.includes(w)));
+  });
+
+  it('reads words from all of a long query, not only its head', () => {
+    const text = `${repeat('alpha beta ', 60_000)} omega`;
+    expect(queryTerms(text).map((t) => t.word)).toContain('omega');
+  });
+});
+
 describe('matchExpression', () => {
   it('quotes every word and joins with OR', () => {
     expect(matchExpression(['near', 'body', 'and'])).toBe('"near" OR "body" OR "and"');

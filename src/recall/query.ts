@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
-import { hasCjk, segmentCjk } from '../core/text.js';
+import { segmentCjk } from '../core/text.js';
 
 // `stopword` ships CommonJS without type declarations; its English list is all we need.
 const requireCjs = createRequire(import.meta.url);
@@ -128,9 +128,20 @@ export function tokenize(text: string): string[] {
 
 /** The Porter stem of a token (CJK and numbers are left alone), as the index stems words. */
 export function stem(token: string): string {
-  if (hasCjk(token) || !/^[a-z]+$/u.test(token)) return token;
-  return stemmer(token);
+  if (!/^[a-z]+$/u.test(token)) return token;
+  let stemmed = STEMS.get(token);
+  if (stemmed === undefined) {
+    // The Porter stemmer is a chain of regular expressions; most words recur, so each is stemmed once.
+    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
+    stemmed = stemmer(token);
+    STEMS.set(token, stemmed);
+  }
+  return stemmed;
 }
+
+/** Words whose stems are remembered (a bounded cache, emptied when full). */
+const STEM_CACHE_SIZE = 50_000;
+const STEMS = new Map<string, string>();
 
 /** One searchable word of a query. */
 export interface QueryTerm {
@@ -143,27 +154,82 @@ export interface QueryTerm {
 /** At most this many distinct words of a query are searched (long texts pasted as queries). */
 export const MAX_QUERY_TERMS = 64;
 
+/** Distinct words of a query considered before the most informative {@link MAX_QUERY_TERMS} are kept. */
+const MAX_QUERY_CANDIDATES = 1024;
+
+/**
+ * Characters of a query read for its words. A longer query (a pasted document) is read in
+ * {@link QUERY_WINDOWS} evenly spaced windows that add up to this many characters, so that
+ * its cost stays bounded (CJK segmentation costs a few microseconds per character) while its
+ * words still come from all of it.
+ */
+export const QUERY_SCAN_CHARS = 12_000;
+const QUERY_WINDOWS = 12;
+
+/** The parts of a query that are read for words: all of it, or evenly spaced windows of a long one. */
+function scannedText(text: string): string {
+  if (text.length <= QUERY_SCAN_CHARS) return text;
+  const width = Math.floor(QUERY_SCAN_CHARS / QUERY_WINDOWS);
+  const stride = (text.length - width) / (QUERY_WINDOWS - 1);
+  const windows: string[] = [];
+  for (let i = 0; i < QUERY_WINDOWS; i++) {
+    let start = Math.floor(i * stride);
+    let end = Math.min(text.length, start + width);
+    // Never start or end inside a surrogate pair; a word cut at a window edge is a stray term at worst.
+    if ((text.charCodeAt(start) & 0xfc00) === 0xdc00) start++;
+    if (end < text.length && (text.charCodeAt(end) & 0xfc00) === 0xdc00) end--;
+    windows.push(text.slice(start, end));
+  }
+  return windows.join(' ');
+}
+
 /**
  * The searchable words of a user's query: tokenised like the index, stop words dropped,
- * deduplicated by stem, at most {@link MAX_QUERY_TERMS}. When a query holds nothing but stop
- * words, they are kept, so "who is she" still searches something.
+ * deduplicated by stem, at most {@link MAX_QUERY_TERMS}. When a query holds more distinct
+ * words, the most informative are kept: given `frequency` (how many index rows hold a stem),
+ * the rarest, else the first; either way in the query's order. When a query holds nothing but
+ * stop words, they are kept, so "who is she" still searches something. Cost is linear in the
+ * query's length and bounded (see {@link QUERY_SCAN_CHARS}).
  */
-export function queryTerms(text: string): QueryTerm[] {
-  const tokens = tokenize(text);
+export function queryTerms(text: string, frequency?: (stem: string) => number): QueryTerm[] {
+  const tokens = tokenize(scannedText(text));
   const kept = tokens.filter(
     (token) => !isStopWord(token) && (token.length > 1 || /\p{N}|\p{Lo}/u.test(token)),
   );
   const chosen = kept.length > 0 ? kept : tokens;
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
+  const most = frequency ? MAX_QUERY_CANDIDATES : MAX_QUERY_TERMS;
   for (const word of chosen) {
     const stemmed = stem(word);
     if (seen.has(stemmed)) continue;
     seen.add(stemmed);
     terms.push({ word, stem: stemmed });
-    if (terms.length >= MAX_QUERY_TERMS) break;
+    if (terms.length >= most) break;
   }
-  return terms;
+  return frequency ? mostInformative(terms, frequency, MAX_QUERY_TERMS) : terms;
+}
+
+/**
+ * The `max` terms held by the fewest index rows, in query order. Words no row holds come last:
+ * they find nothing.
+ */
+function mostInformative(
+  terms: readonly QueryTerm[],
+  frequency: (stem: string) => number,
+  max: number,
+): QueryTerm[] {
+  if (terms.length <= max) return [...terms];
+  const ranked = terms
+    .map((term, index) => {
+      const count = frequency(term.stem);
+      return { index, count: count > 0 ? count : Number.MAX_SAFE_INTEGER };
+    })
+    .sort((a, b) => a.count - b.count || a.index - b.index)
+    .slice(0, max)
+    .map((entry) => entry.index)
+    .sort((a, b) => a - b);
+  return ranked.map((index) => terms[index] as QueryTerm);
 }
 
 /** An FTS5 string literal: the word in double quotes, any quote doubled. */

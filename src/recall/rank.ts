@@ -1,4 +1,11 @@
-import type { ArchiveText, DocFilter, DocRow, MatchedDoc } from '../store/recall-repo.js';
+import type {
+  ArchiveText,
+  DocFilter,
+  DocRow,
+  MatchedDoc,
+  ResolvedText,
+  TermStatistics,
+} from '../store/recall-repo.js';
 import { sliceCodePoints } from '../core/text.js';
 import type { Store } from '../store/store.js';
 import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
@@ -22,6 +29,8 @@ export interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
   readonly confidence: number;
+  /** The verbatim text behind the row, read once for its confidence (absent when the record is gone). */
+  readonly resolved?: ResolvedText | undefined;
 }
 
 export const DEFAULT_WEIGHTS: RankWeights = {
@@ -64,13 +73,16 @@ export function rankDocuments(
   weights: RankWeights = DEFAULT_WEIGHTS,
 ): RankedDoc[] {
   const filter = toDocFilter(options);
-  const terms = queryTerms(options.query);
+  const statistics = store.recall.termStatistics();
+  const terms = queryTerms(options.query, statistics.frequency);
   const match = matchExpression(terms.map((term) => term.word));
   const candidates = Math.max(weights.candidates, options.limit);
   const matched = match ? store.recall.match(match, filter, candidates) : [];
   const nearest = queryVector ? vectorCandidates(store, queryVector, filter, candidates) : [];
   if (!match && nearest.length === 0) {
-    return store.recall.recent(filter, options.limit).map((doc) => ({ doc, score: 0, confidence: 0 }));
+    const recent = store.recall.recent(filter, options.limit);
+    const texts = store.recall.resolve(recent);
+    return recent.map((doc) => ({ doc, score: 0, confidence: 0, resolved: texts.get(doc.rowid) }));
   }
   if (matched.length === 0 && nearest.length === 0) return [];
   const contents = new ContentCache(store);
@@ -81,6 +93,7 @@ export function rankDocuments(
       : [...lexical.values()];
     addFeedback(
       store,
+      statistics,
       contents,
       lexical,
       seeds.slice(0, weights.feedbackDocs),
@@ -95,12 +108,14 @@ export function rankDocuments(
     weights,
   );
   const top = scored.slice(0, options.limit);
-  const confidence = confidenceOf(
-    store,
-    terms,
-    top.map((s) => s.doc),
-  );
-  return top.map((s) => ({ doc: s.doc, score: s.score, confidence: confidence.get(s.doc.rowid) ?? 0 }));
+  const texts = store.recall.resolve(top.map((s) => s.doc));
+  const confidence = confidenceOf(statistics, terms, texts);
+  return top.map((s) => ({
+    doc: s.doc,
+    score: s.score,
+    confidence: confidence.get(s.doc.rowid) ?? 0,
+    resolved: texts.get(s.doc.rowid),
+  }));
 }
 
 /**
@@ -253,6 +268,7 @@ function normalise(matched: readonly MatchedDoc[]): Map<number, Scored> {
  */
 function addFeedback(
   store: Store,
+  statistics: TermStatistics,
   cache: ContentCache,
   lexical: Map<number, Scored>,
   seeds: readonly Scored[],
@@ -264,7 +280,7 @@ function addFeedback(
   const top = seeds.filter((s) => s.doc.layer === 'archive');
   const contents = cache.get(top.map((s) => s.doc));
   const queryStems = new Set(terms.map((t) => t.stem));
-  const documents = store.recall.approximateDocCount();
+  const documents = statistics.documents;
   const best = top[0]?.score ?? 1;
   const weightOf = new Map<string, { word: string; weight: number }>();
   for (const seed of top) {
@@ -287,7 +303,7 @@ function addFeedback(
     .sort((a, b) => b[1].weight - a[1].weight)
     .slice(0, weights.feedbackTerms * 3)
     .flatMap(([stemmed, e]) => {
-      const frequency = store.recall.documentFrequency(stemmed);
+      const frequency = statistics.frequency(stemmed);
       // Words in a large share of the index say little and make the second query slow.
       return frequency > maxFrequency ? [] : [{ word: e.word, weight: e.weight * idf(frequency, documents) }];
     })
@@ -480,29 +496,23 @@ function idf(documentFrequency: number, documents: number): number {
  * the row's verbatim text (see {@link SearchHit.confidence}).
  */
 function confidenceOf(
-  store: Store,
+  statistics: TermStatistics,
   terms: readonly QueryTerm[],
-  docs: readonly DocRow[],
+  texts: ReadonlyMap<number, ResolvedText>,
 ): Map<number, number> {
   const out = new Map<number, number>();
-  if (terms.length === 0 || docs.length === 0) return out;
-  const documents = store.recall.approximateDocCount();
+  if (terms.length === 0 || texts.size === 0) return out;
   const weightsByStem = new Map(
-    terms.map((t) => [t.stem, idf(store.recall.documentFrequency(t.stem), documents)]),
+    terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
-  const texts = store.recall.resolve(docs);
-  for (const doc of docs) {
-    const text = texts.get(doc.rowid)?.text;
-    if (text === undefined || total <= 0) {
-      out.set(doc.rowid, 0);
-      continue;
-    }
+  if (total <= 0) return out;
+  for (const [rowid, resolved] of texts) {
     // Only the head of a very long text (a node's full context) is compared.
-    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
+    const present = new Set(tokenize(sliceCodePoints(resolved.text, CONFIDENCE_MAX_CHARS)).map(stem));
     let found = 0;
     for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
-    out.set(doc.rowid, Math.min(1, found / total));
+    out.set(rowid, Math.min(1, found / total));
   }
   return out;
 }

@@ -14,7 +14,7 @@ import {
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { Store } from '../store/store.js';
 import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
-import { searchIndex } from './search.js';
+import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
 
 /** Who is recalling. */
@@ -59,7 +59,7 @@ export async function recall(
   const text = parseInput(recallQuerySchema, query, 'query');
   const parsed = parseInput(recallOptionsSchema, options ?? {}, 'options');
   if (who.embedder) await catchUpEmbeddings(store, who.embedder);
-  const ranked = await searchIndex(store, {
+  const ranked = await searchIndexResolved(store, {
     agentId: who.agentId,
     query: text,
     layers: parsed.layers,
@@ -71,7 +71,9 @@ export async function recall(
     limit: Math.max(parsed.limit * 3, CONTEXT_CANDIDATES),
     embedder: who.embedder,
   });
-  const items = store.engine.read('recall', () => resolveItems(store, ranked));
+  // Ranking ran in one synchronous read; let other requests of a server run before assembling.
+  await yieldToOthers();
+  const items = bestPartPerRecord(ranked);
   const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
   const assembled = assembleContext(candidates.map(toCandidate), parsed.budgetTokens);
   const hits = candidates
@@ -84,6 +86,11 @@ export async function recall(
     usedTokens: assembled.usedTokens,
     budgetTokens: parsed.budgetTokens,
   };
+}
+
+/** Lets the event loop run whatever else is waiting (other requests of a server) once. */
+function yieldToOthers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Rows embedded per recall at most, so recall latency stays bounded while vectors catch up. */
@@ -102,21 +109,17 @@ async function catchUpEmbeddings(store: Store, embedder: Embedder): Promise<void
   }
 }
 
-/** One item per record (its best-ranked part), with the verbatim text read back. */
-function resolveItems(store: Store, ranked: readonly SearchHit[]): Item[] {
+/** One item per record (its best-ranked part). */
+function bestPartPerRecord(ranked: readonly ResolvedHit[]): Item[] {
   const seen = new Set<string>();
-  const best: SearchHit[] = [];
-  for (const hit of ranked) {
-    const key = `${hit.layer}\u0000${hit.ref}`;
+  const best: Item[] = [];
+  for (const item of ranked) {
+    const key = `${item.hit.layer}\u0000${item.hit.ref}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    best.push(hit);
+    best.push(item);
   }
-  const texts = store.recall.resolve(best);
-  return best.flatMap((hit) => {
-    const resolved = texts.get(hit.rowid);
-    return resolved ? [{ hit, resolved }] : [];
-  });
+  return best;
 }
 
 function formatTime(ms: number): string {

@@ -1,5 +1,5 @@
 import { type SearchHit, MAX_SEARCH_LIMIT } from '../core/model/recall.js';
-import type { DocRow } from '../store/recall-repo.js';
+import type { DocRow, ResolvedText } from '../store/recall-repo.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_WEIGHTS, rankDocuments } from './rank.js';
 import { type SearchOptions } from './search-options.js';
@@ -57,6 +57,29 @@ export function searchIndexSync(
       ...DEFAULT_WEIGHTS,
       ...options.weights,
     }).map((ranked) => toHit(ranked.doc, ranked)),
+  );
+}
+
+/** A hit with the verbatim text behind it (read once while ranking). */
+export interface ResolvedHit {
+  readonly hit: SearchHit;
+  readonly resolved: ResolvedText;
+}
+
+/**
+ * {@link searchIndex} that also hands back each hit's verbatim text, read in the same snapshot
+ * as the ranking (hits whose record is gone are left out). Recall builds its context from it.
+ */
+export async function searchIndexResolved(store: Store, options: SearchOptions): Promise<ResolvedHit[]> {
+  const queryVector = (await embedQuery(store, options)) ?? undefined;
+  const limit = clampLimit(options.limit);
+  return store.engine.read('search', () =>
+    rankDocuments(store, { ...options, limit }, queryVector, {
+      ...DEFAULT_WEIGHTS,
+      ...options.weights,
+    }).flatMap((ranked) =>
+      ranked.resolved ? [{ hit: toHit(ranked.doc, ranked), resolved: ranked.resolved }] : [],
+    ),
   );
 }
 

@@ -92,6 +92,17 @@ export interface ArchiveText {
   readonly chars: number;
 }
 
+/** Document statistics of the index for ranking (see {@link RecallRepo.termStatistics}). */
+export interface TermStatistics {
+  /** An upper estimate of the number of index rows. */
+  readonly documents: number;
+  /** How many index rows hold `term` (an FTS5-stemmed token). */
+  readonly frequency: (term: string) => number;
+}
+
+/** Terms whose document frequency is remembered per cache at most. */
+const TERM_CACHE_SIZE = 20_000;
+
 /** The verbatim text behind an index row, and where it sits. */
 export interface ResolvedText {
   readonly rowid: number;
@@ -176,6 +187,39 @@ export class RecallRepo {
       | undefined;
     return count ?? 0;
   }
+
+  /**
+   * Term statistics (document count and per-term document frequencies) for ranking, cached
+   * across queries until the file changes: a commit by this connection (`total_changes()`) or
+   * by another one (`PRAGMA data_version`) starts a fresh cache. Each frequency is read from
+   * `search_vocab` once per cache.
+   */
+  termStatistics(): TermStatistics {
+    const generation = this.#engine
+      .statement("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()")
+      .pluck()
+      .get() as string;
+    if (this.#statistics?.generation !== generation) {
+      const frequencies = new Map<string, number>();
+      const documents = this.approximateDocCount();
+      this.#statistics = {
+        generation,
+        documents,
+        frequency: (term) => {
+          let count = frequencies.get(term);
+          if (count === undefined) {
+            if (frequencies.size >= TERM_CACHE_SIZE) frequencies.clear();
+            count = this.documentFrequency(term);
+            frequencies.set(term, count);
+          }
+          return count;
+        },
+      };
+    }
+    return this.#statistics;
+  }
+
+  #statistics: (TermStatistics & { readonly generation: string }) | undefined;
 
   /** An upper estimate of the number of index rows, in constant time (the largest rowid). */
   approximateDocCount(): number {
@@ -273,10 +317,28 @@ export class RecallRepo {
   /** Reads the verbatim text behind each row (rows whose record is gone are skipped). */
   resolve(docs: readonly DocRow[]): Map<number, ResolvedText> {
     const out = new Map<number, ResolvedText>();
+    // Archive rows (most hits) are read in one query; the other layers one by one.
+    const archive = this.#archiveRows(
+      docs.filter((doc) => doc.layer === 'archive').map((doc) => Number(doc.ref)),
+    );
     for (const doc of docs) {
-      const resolved = this.#resolveOne(doc);
+      const resolved =
+        doc.layer === 'archive' ? toArchiveText(doc, archive.get(Number(doc.ref))) : this.#resolveOne(doc);
       if (resolved) out.set(doc.rowid, resolved);
     }
+    return out;
+  }
+
+  /** Archive rows by id, in one query. */
+  #archiveRows(ids: readonly number[]): Map<number, ArchiveRow> {
+    const out = new Map<number, ArchiveRow>();
+    if (ids.length === 0) return out;
+    const rows = this.#engine
+      .statement(
+        'SELECT id, content, role, speaker, kind, event_type FROM archive WHERE id IN (SELECT value FROM json_each(?))',
+      )
+      .all(JSON.stringify(ids)) as (ArchiveRow & { id: number })[];
+    for (const row of rows) out.set(row.id, row);
     return out;
   }
 
@@ -300,23 +362,8 @@ export class RecallRepo {
   #resolveArchive(doc: DocRow): ResolvedText | undefined {
     const row = this.#engine
       .statement('SELECT content, role, speaker, kind, event_type FROM archive WHERE id = ?')
-      .get(Number(doc.ref)) as
-      | {
-          content: string;
-          role: string | null;
-          speaker: string | null;
-          kind: string;
-          event_type: string | null;
-        }
-      | undefined;
-    if (!row) return undefined;
-    return {
-      rowid: doc.rowid,
-      text: row.content,
-      role: row.role ?? undefined,
-      speaker: row.speaker ?? undefined,
-      eventType: row.event_type ?? undefined,
-    };
+      .get(Number(doc.ref)) as ArchiveRow | undefined;
+    return toArchiveText(doc, row);
   }
 
   #resolveNode(doc: DocRow): ResolvedText | undefined {
@@ -405,6 +452,26 @@ export class RecallRepo {
         : [row.name, row.role, row.personality, preferences].filter((s) => s.length > 0).join('. ');
     return { rowid: doc.rowid, text, title: row.name };
   }
+}
+
+/** The columns of an archive record that recall shows. */
+interface ArchiveRow {
+  content: string;
+  role: string | null;
+  speaker: string | null;
+  kind: string;
+  event_type: string | null;
+}
+
+function toArchiveText(doc: DocRow, row: ArchiveRow | undefined): ResolvedText | undefined {
+  if (!row) return undefined;
+  return {
+    rowid: doc.rowid,
+    text: row.content,
+    role: row.role ?? undefined,
+    speaker: row.speaker ?? undefined,
+    eventType: row.event_type ?? undefined,
+  };
 }
 
 function parseStringArray(json: string): string[] {

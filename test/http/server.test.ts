@@ -79,6 +79,32 @@ describe('serving', () => {
     }
   });
 
+  it('answers another request while a long recall query runs', async () => {
+    const db = await openDemo(tempFile());
+    const server = await startServer(db, { port: 0, token: TOKEN });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const cjk = '我们讨论了数据库的设计和索引的性能问题以及如何在大型系统中保持低延迟服务质量';
+    const latin = Array.from({ length: 15_000 }, (_, i) => `token${(i * 7919) % 9000}`).join(' ');
+    try {
+      for (const query of [cjk.repeat(2_700).slice(0, 100_000), latin.slice(0, 100_000)]) {
+        const long = fetch(`${server.url}/api/agents/primary/recall`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query, budgetTokens: 1000 }),
+        });
+        const start = performance.now();
+        const other = await fetch(`${server.url}/api/stats`, { headers: auth });
+        // Generous bound (10x the 50 ms target); a 99,000-character CJK query used to hold the server for 12.6 s.
+        expect(performance.now() - start).toBeLessThan(500);
+        expect(other.status).toBe(200);
+        expect((await long).status).toBe(200);
+      }
+    } finally {
+      await server.close();
+      await db.close();
+    }
+  });
+
   it('refuses a Host header that is not loopback on a token-less server (DNS rebinding)', async () => {
     const db = await openMemory(tempFile());
     const server = await startServer(db, { port: 0 });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { LoadResult } from '../../api/context-window-manager.js';
 import type { NavigationCandidate, NavigationSession } from '../../api/navigation-session.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../api/radial-memory.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
@@ -201,7 +202,11 @@ function registerNavigate(program: Command, io: CliIO, run: RunCommand): void {
     .argument('<query>', 'a question or keywords, in any language')
     .option('--line <id>', 'only this line')
     .option('--level <level>', 'detail level to open the best match at (0..4 or a name)', 'brief')
-    .option('--threshold <0..1>', 'lowest confidence that counts as found', '0.25')
+    .option(
+      '--threshold <0..1>',
+      'lowest confidence that counts as found',
+      String(DEFAULT_CONFIDENCE_THRESHOLD),
+    )
     .option('--limit <n>', 'how many candidates to rank', '10')
     .action((query: string, options: NavigateCliOptions, command: Command) =>
       run(async () => {

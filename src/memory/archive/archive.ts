@@ -103,32 +103,46 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       repo.archive.query({ ...filter, limit: parsed.limit }),
     );
   }
-  const hits = await searchIndex(context.store, {
-    agentId: context.agentId,
-    query: text,
-    layers: ['archive'],
-    sceneId: parsed.sceneId,
-    topicId: parsed.topicId,
-    from: parsed.from,
-    to: parsed.to === undefined ? undefined : parsed.to + 1,
-    limit: MAX_SEARCH_LIMIT,
-  });
   const wanted = filter.ids === undefined ? undefined : new Set(filter.ids);
-  const ranked = hits
-    .filter((hit) => hit.layer === 'archive')
-    .map((hit) => Number(hit.ref))
-    .filter((id) => wanted === undefined || wanted.has(id));
-  if (ranked.length === 0) return [];
-  const records = context.store.engine.read('searchArchive', () =>
-    repo.archive.query({ ...filter, ids: ranked, limit: ranked.length }),
-  );
-  const byId = new Map(records.map((record) => [record.id, record]));
   const stems = queryTerms(text).map((term) => term.stem);
-  return ranked
-    .map((id) => byId.get(String(id)))
-    .filter((record): record is ArchiveRecord => record !== undefined && holdsAny(record, stems))
-    .slice(0, parsed.limit);
+  const search = async (limit: number): Promise<{ records: ArchiveRecord[]; exhausted: boolean }> => {
+    const hits = await searchIndex(context.store, {
+      agentId: context.agentId,
+      query: text,
+      layers: ['archive'],
+      sceneId: parsed.sceneId,
+      topicId: parsed.topicId,
+      from: parsed.from,
+      to: parsed.to === undefined ? undefined : parsed.to + 1,
+      limit,
+      // Rank among the index's best MAX_SEARCH_LIMIT matches whatever the pass reads, so the first
+      // pass's order is the head of the full ranking's.
+      weights: { candidates: MAX_SEARCH_LIMIT },
+    });
+    const ranked = hits
+      .filter((hit) => hit.layer === 'archive')
+      .map((hit) => Number(hit.ref))
+      .filter((id) => wanted === undefined || wanted.has(id));
+    if (ranked.length === 0) return { records: [], exhausted: true };
+    const records = context.store.engine.read('searchArchive', () =>
+      repo.archive.query({ ...filter, ids: ranked, limit: ranked.length }),
+    );
+    const byId = new Map(records.map((record) => [record.id, record]));
+    const found = ranked
+      .map((id) => byId.get(String(id)))
+      .filter((record): record is ArchiveRecord => record !== undefined && holdsAny(record, stems))
+      .slice(0, parsed.limit);
+    return { records: found, exhausted: hits.length < limit };
+  };
+  // Most calls are answered from a few times `limit` ranked rows; conditions that reject many
+  // of them (kind, role, speaker, plan step) widen the search to the index's best matches.
+  const first = await search(Math.min(MAX_SEARCH_LIMIT, Math.max(parsed.limit * 3, FIRST_PASS_MIN)));
+  if (first.records.length >= parsed.limit || first.exhausted) return first.records;
+  return (await search(MAX_SEARCH_LIMIT)).records;
 }
+
+/** Ranked rows read by searchArchive's first pass at least. */
+const FIRST_PASS_MIN = 30;
 
 // The recall index also ranks a record's neighbours (context for recall); as a condition, text
 // matches only records whose own indexed text (speaker or event type, and content) holds a query word.
