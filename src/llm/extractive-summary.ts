@@ -547,7 +547,10 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
   let gist = '';
   if (summary.length > 0) {
     const first = oneLine(splitSentences(summary)[0] ?? summary);
-    gist = codePointLength(first) <= room ? first : cutGist(first, room);
+    // A cut gist must keep at least half of its sentence, or it says nothing.
+    const cut = cutGist(first, room);
+    gist =
+      codePointLength(first) <= room ? first : codePointLength(cut) * 2 >= codePointLength(first) ? cut : '';
   } else {
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && c.size <= room - (c.partial ? 1 : 0))

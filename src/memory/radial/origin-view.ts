@@ -142,8 +142,8 @@ function foldLine(folded: { lines: number; nodes: number }): string {
 
 /**
  * Every line is shown if it can be: entries start in their richest form, and while the whole
- * does not fit, the least recently active entry not yet at its most compact form is shortened
- * (gist, then label dropped). Only when every entry is compact and still too many are the
+ * does not fit, entries are shortened round by round (gist, then label, then date dropped), the
+ * least recently active first in each round. Only when every entry is compact and still too many are the
  * least recently active lines folded into one count line. Shown in creation order.
  */
 function chooseLines(
@@ -157,7 +157,7 @@ function chooseLines(
     tokens: countTokens(originEntry(line, 'full')) + 1,
   }));
   const base = countTokens([...fixed, 'Lines:'].join('\n')) + 1;
-  const total = (): number => base + shown.reduce((sum, s) => sum + s.tokens, 0);
+  let sum = shown.reduce((total, s) => total + s.tokens, 0);
   const foldTokens = (): number =>
     shown.length < input.lines.length
       ? countTokens(
@@ -169,19 +169,22 @@ function chooseLines(
           ),
         ) + 1
       : 0;
-  for (;;) {
-    if (total() + foldTokens() <= input.budgetTokens || shown.length === 0) {
-      const text = render(fixed, shown, input.lines);
-      if (countTokens(text.join('\n')) <= input.budgetTokens || shown.length === 0) break;
-    }
-    const shorten = [...shown].reverse().find((s) => s.form < FORMS.length - 1);
-    if (shorten) {
-      shorten.form++;
-      shorten.tokens = countTokens(originEntry(shorten.line, FORMS[shorten.form])) + 1;
-    } else {
-      shown.pop();
+  // Round by round (gist, then label, then date dropped), the least recently active first.
+  rounds: for (let form = 0; form < FORMS.length - 1; form++) {
+    for (let i = shown.length - 1; i >= 0; i--) {
+      if (base + sum <= input.budgetTokens) break rounds;
+      const entry = shown[i] as (typeof shown)[number];
+      if (entry.form !== form) continue;
+      entry.form++;
+      const tokens = countTokens(originEntry(entry.line, FORMS[entry.form])) + 1;
+      sum += tokens - entry.tokens;
+      entry.tokens = tokens;
     }
   }
+  // Then the least recently active lines are folded, until the whole text (counted as joined) fits.
+  while (shown.length > 0 && base + sum + foldTokens() > input.budgetTokens) sum -= shown.pop()?.tokens ?? 0;
+  while (shown.length > 0 && countTokens(render(fixed, shown, input.lines).join('\n')) > input.budgetTokens)
+    sum -= shown.pop()?.tokens ?? 0;
   const folded = foldedOf(
     input.lines,
     shown.map((s) => s.line),
