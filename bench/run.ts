@@ -34,6 +34,7 @@ export const BENCH_MODULES: readonly {
   { name: 'locomo', file: './locomo.js', exportName: 'runLocomo' },
   { name: 'scaling', file: './scaling.js', exportName: 'runScaling' },
   { name: 'peers', file: './peers.js', exportName: 'runPeers' },
+  { name: 'quality', file: './quality.js', exportName: 'runQuality' },
 ];
 
 /** Options of {@link runBenchmarks}. */

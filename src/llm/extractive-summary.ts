@@ -1,40 +1,40 @@
 /**
- * The offline summariser's algorithm: pick the most informative sentences of the whole text
- * within a character budget and keep them in their original order.
+ * The offline summariser's algorithm. A text is split into typed units (prose sentences, tool
+ * output, code, logs, diffs, JSON, stack frames: see text-units.ts); summaries are drawn from
+ * the prose, outcome first:
  *
- * Scoring is IDF-like inside the one text: a sentence is worth the sum of its distinct terms'
- * weights, and a term weighs more the fewer sentences hold it (on LoCoMo sessions this kept
- * more answer terms than also rewarding frequent terms), with a bonus for terms of the hint
- * (the task label), for sentences with numbers and names, and a small lead bias. Selection is
- * greedy with a redundancy discount, so the second sentence chosen says something the first
- * did not.
+ * - a sentence is worth its **centrality** in the text (the sum of its content terms' weights,
+ *   a term weighing more the more sentences use it, more again when the label or the caller's
+ *   summary uses it), times a **cue** factor for sentences that state an outcome, decision or
+ *   root cause, times a **position** factor that grows towards the end (where "Done…" and the
+ *   post-mortem sit), times a small discount for narration ("Let me look…") and questions;
+ * - selection is greedy with a redundancy discount, within the budget, and the chosen
+ *   extracts are shown in their original order; extracts that were not adjacent in the text
+ *   are separated by `…`;
+ * - every extract is a verbatim span of the input (modulo whitespace); a level ends at a
+ *   sentence end, or with `…` when its last extract is a clause or a line without one.
+ *
+ * For a task ({@link taskLevels}) each level leads with the label and the caller's summary
+ * verbatim; the detailed level also lists files and todos. All four levels come from one
+ * analysis of the text, so the cost is one pass over the input.
  */
 import { codePointLength, oneLine } from '../core/text.js';
 import { fitWords } from './fit-text.js';
-import { clauses, contentTerms, sentences, tokenize, type Sentence, type Token } from './text-analysis.js';
-import { isOneLineLevel, LEVEL_CAPS, SUMMARY_LEVELS, type DetailLevelName } from '../core/model/levels.js';
-
-interface Unit {
-  readonly order: number;
-  readonly text: string;
-  readonly size: number;
-  readonly newLine: boolean;
-  readonly terms: ReadonlySet<string>;
-  readonly bonus: number;
-}
+import { isStopWord, termOf } from './text-analysis.js';
+import { clausePrefixEnds, splitSentences, splitUnits, type TextUnit } from './text-units.js';
+import {
+  isOneLineLevel,
+  LEVEL_CAPS,
+  SUMMARY_LEVELS,
+  type DetailLevelName,
+  type SummaryLevelName,
+} from '../core/model/levels.js';
 
 /** Options for {@link extractiveSummary}. */
 export interface ExtractiveOptions {
   readonly hint?: string | undefined;
   readonly level?: DetailLevelName | undefined;
 }
-
-const HINT_BOOST = 2.5;
-const NAME_BOOST = 1.3;
-const REDUNDANCY = 0.3;
-const LEAD_BONUS = 1.15;
-// A clause chosen on its own may end in the comma that joined it to the next one.
-const DANGLING_RE = /\s*[,;:，；：、]+$/u;
 
 /** A usable budget: whole code points, `Infinity` for no limit, 0 for nonsense (NaN, negative). */
 export function budgetOf(maxChars: number): number {
@@ -44,6 +44,406 @@ export function budgetOf(maxChars: number): number {
 /** The level a budget stands for, when the caller did not say. */
 export function levelForBudget(maxChars: number): DetailLevelName {
   return SUMMARY_LEVELS.find((level) => maxChars <= LEVEL_CAPS[level]) ?? 'detailed';
+}
+
+// ---- analysis ---------------------------------------------------------------------------------
+
+/** One extract that may be chosen: a prose sentence, or a clause of a long one. */
+interface Candidate {
+  /** Index of its unit in the text's unit sequence (adjacency is judged on it). */
+  readonly unit: number;
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly size: number;
+  readonly terms: readonly string[];
+  /** Everything but centrality: cue, position, role, narration. */
+  readonly factor: number;
+  /** Candidates of one sentence exclude each other (a sentence and its clauses). */
+  readonly group: number;
+  /** A clause (the sentence goes on). */
+  readonly partial: boolean;
+  /** Starts where its sentence starts. */
+  readonly opens: boolean;
+  readonly paragraph: number;
+  readonly block: number;
+  readonly lineStart: boolean;
+  /** States an outcome, decision or root cause. */
+  readonly outcome: boolean;
+}
+
+interface Analysis {
+  readonly units: readonly TextUnit[];
+  readonly candidates: readonly Candidate[];
+  /** The candidates by their worth before any is chosen, best first. */
+  readonly ranked: readonly Candidate[];
+  readonly weights: ReadonlyMap<string, number>;
+}
+
+// Sentences that state what came of the work. The first group opens a sentence ("Root cause:",
+// "Fixed:"), the second may appear anywhere in it.
+// An explicit label: "Root cause: …", "Decision: …", "Fix — …".
+const LABELLED_RE =
+  /^\W*(?:root[ -]?cause|decision|fix|outcome|resolution|solution|mitigation|conclusion|verdict|tl;?dr|impact|result)(?:\s(?:and|\/)\s?\w+)?\s*(?:[:—]|\s-\s)/iu;
+const OUTCOME_LEAD_RE =
+  /^(?:\W*)(?:root[ -]?cause|the (?:real )?(?:cause|culprit|problem|issue|fix|bug)|fix(?:ed)?|resolved|solution|decision|decided|outcome|result|done|summary|conclusion|mitigation|impact|verdict|tl;?dr|in short|found it|shipped|merged|released)\b/iu;
+const OUTCOME_RE =
+  /\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
+const NARRATION_RE =
+  /^(?:let me|let's|i'll|i will|i'm going to|i am going to|now let me|next,? i|first,? i|looking at|checking|let us|ok(?:ay)?\b|sure\b|thanks|thank you|great\b|good\b|got it|hmm|alright|can you|could you|please)/iu;
+
+const CUE_LABELLED = 3.6;
+const CUE_LEAD = 2.4;
+const CUE = 1.7;
+const NARRATION = 0.45;
+const QUESTION = 0.55;
+const USER = 0.85;
+const LAST_BLOCK = 1.35;
+const END_WEIGHT = 0.7;
+const LABEL_BOOST = 2.5;
+const SUMMARY_BOOST = 1.3;
+const REDUNDANCY = 0.35;
+/** Sentences longer than this also offer their openings up to a clause end (for small budgets). */
+const CLAUSE_FROM = 100;
+/** Shortest such opening, in UTF-16 units. */
+const MIN_PREFIX = 40;
+/** What a sentence without its asides is worth beside the whole. */
+const ASIDE = 0.97;
+/** What an opening is worth beside its whole sentence. */
+const PREFIX = 0.85;
+/** Greedy selection looks at this many of the best candidates that fit (enough for 1,800 code points). */
+const CHOOSE_FROM = 120;
+/** Extracts worth less than this share of the best one are not added to fill space. */
+const FLOOR = 0.18;
+/** The same for one-line levels, where every extract takes room from a better one. */
+const BRIEF_FLOOR = 0.35;
+
+function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: ReadonlySet<string>): Analysis {
+  const units = splitUnits(text);
+  const prose = units.filter((u) => u.kind === 'prose');
+  // A text with no prose (a log, a table) is summarised from its lines.
+  const pool = bounded(prose.length > 0 ? prose : units);
+  const lastBlock = lastAssistantBlock(units);
+  const length = Math.max(1, text.length);
+  const raw: {
+    unit: number;
+    start: number;
+    end: number;
+    group: number;
+    partial: boolean;
+    base: number;
+    outcome: boolean;
+    u: TextUnit;
+    text?: string;
+  }[] = [];
+  const unitIndex = new Map<TextUnit, number>();
+  units.forEach((u, i) => unitIndex.set(u, i));
+  for (const [group, unit] of pool.entries()) {
+    const index = unitIndex.get(unit) ?? 0;
+    const outcome = OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
+    const base = unitFactor(unit, length, lastBlock);
+    raw.push({
+      unit: index,
+      start: unit.start,
+      end: unit.end,
+      group,
+      partial: false,
+      base,
+      outcome,
+      u: unit,
+    });
+    const short = withoutAsides(unit.text);
+    if (short !== undefined) {
+      raw.push({
+        unit: index,
+        start: unit.start,
+        end: unit.end,
+        group,
+        partial: false,
+        base: base * ASIDE,
+        outcome,
+        u: unit,
+        text: short,
+      });
+    }
+    if (unit.end - unit.start > CLAUSE_FROM) {
+      for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
+        if (end - unit.start < MIN_PREFIX) continue;
+        raw.push({
+          unit: index,
+          start: unit.start,
+          end,
+          group,
+          partial: true,
+          base: base * PREFIX,
+          outcome,
+          u: unit,
+        });
+      }
+    }
+  }
+  // Terms per candidate, from one tokenisation of each unit.
+  const termsOf = new Map<TextUnit, { index: number; term: string }[]>();
+  const frequency = new Map<string, number>();
+  for (const unit of pool) {
+    const tokens = summaryTokens(unit.text, unit.start);
+    termsOf.set(unit, tokens);
+    for (const term of new Set(tokens.map((t) => t.term)))
+      frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  }
+  const weights = new Map<string, number>();
+  for (const [term, df] of frequency) {
+    let weight = Math.log(1 + df);
+    if (hintTerms.has(term)) weight *= LABEL_BOOST;
+    if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
+    weights.set(term, weight);
+  }
+  const candidates: Candidate[] = raw.map((r) => {
+    const body = r.text ?? text.slice(r.start, r.end);
+    const terms = [
+      ...new Set(
+        (termsOf.get(r.u) ?? []).filter((t) => t.index >= r.start && t.index < r.end).map((t) => t.term),
+      ),
+    ];
+    return {
+      unit: r.unit,
+      start: r.start,
+      end: r.end,
+      text: body,
+      size: flatSize(body),
+      terms,
+      factor: r.base * cueOf(body, r.outcome),
+      group: r.group,
+      partial: r.partial,
+      opens: r.start === r.u.start,
+      paragraph: r.u.paragraph,
+      block: r.u.block,
+      lineStart: r.u.lineStart,
+      outcome: r.outcome,
+    };
+  });
+  const worth = new Map(candidates.map((c) => [c, value(c, weights)]));
+  const ranked = [...candidates].sort((a, b) => (worth.get(b) ?? 0) - (worth.get(a) ?? 0));
+  return { units, candidates, ranked, weights };
+}
+
+// Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
+const WORD_RE = /[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)*/gu;
+const UNSPACED_RE =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const CACHE_MAX = 50_000;
+// Stemming and stop-word checks dominate the cost of reading prose; words repeat, so their
+// results are kept (null = no content: a stop word, one letter, a bare 1–2 digit number).
+const termCache = new Map<string, string | null>();
+
+function cachedTerm(word: string): string | null {
+  const known = termCache.get(word);
+  if (known !== undefined) return known;
+  const lower = word.toLowerCase();
+  const empty = (word.length < 2 && !/\p{N}/u.test(word)) || /^\d{1,2}$/u.test(word) || isStopWord(lower);
+  const term = empty ? null : termOf(word);
+  if (termCache.size >= CACHE_MAX) termCache.clear();
+  termCache.set(word, term);
+  return term;
+}
+
+/**
+ * The content terms of a piece of prose with their offsets (`base` added). Runs of unspaced
+ * scripts (CJK, Thai …) give their character bigrams: as good as dictionary words for telling
+ * which sentences share a subject, and many times cheaper.
+ */
+function summaryTokens(text: string, base: number): { index: number; term: string }[] {
+  const out: { index: number; term: string }[] = [];
+  for (const match of text.matchAll(WORD_RE)) {
+    const word = match[0];
+    if (!UNSPACED_RE.test(word)) {
+      const term = cachedTerm(word);
+      if (term !== null) out.push({ index: base + match.index, term });
+      continue;
+    }
+    const chars = [...word];
+    if (chars.length === 1) out.push({ index: base + match.index, term: word });
+    let offset = match.index;
+    for (let i = 0; i + 1 < chars.length; i++) {
+      out.push({ index: base + offset, term: `${chars[i] as string}${chars[i + 1] as string}` });
+      offset += (chars[i] as string).length;
+    }
+  }
+  return out;
+}
+
+/** Distinct content terms of `text`. */
+function termSet(text: string): Set<string> {
+  return new Set(summaryTokens(text, 0).map((t) => t.term));
+}
+
+/** Most units a text is summarised from (a huge text keeps its head, its tail and its outcomes). */
+const MAX_POOL = 3000;
+const POOL_HEAD = 400;
+const POOL_TAIL = 1600;
+
+function bounded(pool: readonly TextUnit[]): readonly TextUnit[] {
+  if (pool.length <= MAX_POOL) return pool;
+  const middle = pool.slice(POOL_HEAD, pool.length - POOL_TAIL);
+  const outcomes = middle.filter((u) => OUTCOME_LEAD_RE.test(u.text));
+  const room = MAX_POOL - POOL_HEAD - POOL_TAIL;
+  const step = Math.max(1, Math.ceil(outcomes.length / room));
+  return [
+    ...pool.slice(0, POOL_HEAD),
+    ...outcomes.filter((_, i) => i % step === 0).slice(0, room),
+    ...pool.slice(pool.length - POOL_TAIL),
+  ];
+}
+
+/** Code points of `oneLine(text)`, without building it. */
+function flatSize(text: string): number {
+  let size = 0;
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code & 0xfc00) === 0xdc00) continue;
+    if (code === 32 || code === 10 || code === 9 || code === 13 || code === 0x2028 || code === 0x2029) {
+      space = true;
+      continue;
+    }
+    if (space && size > 0) size++;
+    space = false;
+    size++;
+  }
+  return size;
+}
+
+function cueOf(body: string, outcome: boolean): number {
+  if (LABELLED_RE.test(body)) return CUE_LABELLED;
+  if (!outcome) return 1;
+  return OUTCOME_LEAD_RE.test(body) ? CUE_LEAD : CUE;
+}
+
+// A parenthetical of some length between words: an aside a short level can leave out.
+const ASIDE_RE = /\s\([^()]{12,}\)(?=\s)/gu;
+
+/** The sentence with its asides replaced by ` …`, or undefined when it has none. */
+function withoutAsides(sentence: string): string | undefined {
+  if (!sentence.includes('(')) return undefined;
+  const out = sentence.replace(ASIDE_RE, ' …');
+  return out === sentence ? undefined : out;
+}
+
+function lastAssistantBlock(units: readonly TextUnit[]): number {
+  for (let i = units.length - 1; i >= 0; i--) {
+    const unit = units[i] as TextUnit;
+    if (unit.kind === 'prose' && unit.role !== 'user') return unit.block;
+  }
+  return -1;
+}
+
+function unitFactor(unit: TextUnit, length: number, lastBlock: number): number {
+  const at = unit.start / length;
+  let factor = 1 + END_WEIGHT * at * at;
+  if (unit.block === lastBlock && lastBlock > 0) factor *= LAST_BLOCK;
+  if (unit.role === 'user') factor *= USER;
+  if (NARRATION_RE.test(unit.text)) factor *= NARRATION;
+  if (/[?？]["'”’)]*$/u.test(unit.text)) factor *= QUESTION;
+  if (/[:：]$/u.test(unit.text)) factor *= 0.8;
+  if (unit.kind !== 'prose') factor *= 0.5;
+  return factor;
+}
+
+function value(
+  candidate: Candidate,
+  weights: ReadonlyMap<string, number>,
+  decay?: ReadonlyMap<string, number>,
+): number {
+  if (candidate.terms.length === 0) return 0;
+  let sum = 0;
+  for (const term of candidate.terms) sum += (weights.get(term) ?? 0) * (decay?.get(term) ?? 1);
+  return (sum / Math.sqrt(candidate.terms.length + 2)) * candidate.factor;
+}
+
+// ---- selection --------------------------------------------------------------------------------
+
+/**
+ * Chooses extracts within `room` code points (separators counted), in text order. Greedy with
+ * a redundancy discount, evaluated lazily: a candidate's worth only falls as others are chosen,
+ * so one whose fresh worth still beats the next one's last known worth is the best.
+ */
+function choose(
+  analysis: Analysis,
+  room: number,
+  separator: number,
+  floor = FLOOR,
+): { chosen: Candidate[]; top: number } {
+  const decay = new Map<string, number>();
+  const chosen: Candidate[] = [];
+  const groups = new Set<number>();
+  let used = 0;
+  let top = 0;
+  const queue: { candidate: Candidate; worth: number }[] = [];
+  for (const candidate of analysis.ranked) {
+    if (candidate.size > 0 && candidate.size <= room)
+      queue.push({ candidate, worth: value(candidate, analysis.weights) });
+    if (queue.length >= CHOOSE_FROM) break;
+  }
+  const fits = (c: Candidate): boolean =>
+    !groups.has(c.group) && used + c.size + (chosen.length > 0 ? separator : 0) + (c.partial ? 1 : 0) <= room;
+  for (;;) {
+    let pick: { candidate: Candidate; worth: number } | undefined;
+    for (;;) {
+      const i = queue.findIndex((entry) => fits(entry.candidate));
+      if (i < 0) break;
+      const entry = queue[i] as { candidate: Candidate; worth: number };
+      entry.worth = value(entry.candidate, analysis.weights, decay);
+      const next = queue.slice(i + 1).find((other) => fits(other.candidate));
+      if (!next || entry.worth >= next.worth) {
+        pick = entry;
+        queue.splice(i, 1);
+        break;
+      }
+      queue.splice(i, 1);
+      let at = i;
+      while (at < queue.length && (queue[at] as { worth: number }).worth > entry.worth) at++;
+      queue.splice(at, 0, entry);
+    }
+    if (!pick || pick.worth <= 0 || pick.worth < top * floor) break;
+    const { candidate } = pick;
+    top = Math.max(top, pick.worth);
+    used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
+    chosen.push(candidate);
+    groups.add(candidate.group);
+    for (const term of candidate.terms) decay.set(term, (decay.get(term) ?? 1) * REDUNDANCY);
+  }
+  return { chosen: chosen.sort((a, b) => a.start - b.start), top };
+}
+
+const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
+
+/** Joins extracts: adjacent ones by a space (or line break), others by `…`. */
+function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): string {
+  let out = '';
+  let previous: Candidate | undefined;
+  for (const candidate of chosen) {
+    const body = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
+    if (previous) {
+      const adjacent =
+        candidate.unit === previous.unit + 1 &&
+        candidate.block === previous.block &&
+        !previous.partial &&
+        candidate.opens;
+      if (oneLineMode) out += adjacent ? ' ' : ' … ';
+      else if (adjacent)
+        out += candidate.paragraph === previous.paragraph && !candidate.lineStart ? ' ' : '\n';
+      else out += '\n…\n';
+    }
+    out += body;
+    previous = candidate;
+  }
+  if (previous && !CLOSED_RE.test(out)) out += '…';
+  return out;
+}
+
+/** How many code points the separators between `count` extracts may take at most. */
+function separatorCost(oneLineMode: boolean): number {
+  return oneLineMode ? 3 : 3;
 }
 
 /**
@@ -56,133 +456,239 @@ export function extractiveSummary(text: string, maxChars: number, options: Extra
   const trimmed = oneLineMode ? oneLine(text) : text.trim();
   if (trimmed.length === 0) return fitWords(oneLine(options.hint ?? ''), max);
   if (codePointLength(trimmed) <= max) return trimmed;
-  const units = buildUnits(trimmed, max, oneLineMode);
-  const weights = termWeights(units, contentTerms(options.hint ?? ''));
-  const chosen = choose(units, weights, max);
-  const result = chosen.length > 0 ? join(chosen, oneLineMode) : compact(best(units, weights), max);
-  return fitWords(result.replace(DANGLING_RE, ''), max);
+  const analysis = analyse(text, termSet(options.hint ?? ''), new Set());
+  return extractsWithin(analysis, max, oneLineMode) || fitWords(trimmed, max);
 }
 
-function buildUnits(text: string, max: number, oneLineMode: boolean): Unit[] {
-  const pieces: Sentence[] = [];
-  for (const sentence of sentences(text)) {
-    if (codePointLength(sentence.text) > max) pieces.push(...clauses(sentence));
-    else pieces.push(sentence);
-  }
-  const tokensOf = tokensByPiece(text, pieces);
-  return pieces.map((piece, order) => {
-    const body = oneLineMode ? oneLine(piece.text) : piece.text;
-    const tokens = tokensOf[order] ?? [];
-    const names = tokens.filter((t, i) => !t.stop && (/\d/u.test(t.surface) || (i > 0 && isName(t.surface))));
-    return {
-      order,
-      text: body,
-      size: codePointLength(body),
-      newLine: piece.newLine,
-      terms: new Set(tokens.filter((t) => !t.stop).map((t) => t.term)),
-      bonus: (order === 0 ? LEAD_BONUS : 1) * (names.length > 0 ? NAME_BOOST : 1),
-    };
-  });
+function extractsWithin(analysis: Analysis, max: number, oneLineMode: boolean): string {
+  if (max <= 1) return '';
+  const { chosen } = choose(analysis, max - 1, separatorCost(oneLineMode));
+  if (chosen.length > 0) return clip(joinExtracts(chosen, oneLineMode), max);
+  // Nothing fits whole: the best extract, cut at a word.
+  const best = [...analysis.candidates].sort(
+    (a, b) => value(b, analysis.weights) - value(a, analysis.weights),
+  )[0];
+  return best ? fitWords(oneLineMode ? oneLine(best.text) : best.text.trim(), max) : '';
 }
+
+function clip(text: string, max: number): string {
+  return codePointLength(text) <= max ? text : fitWords(text, max);
+}
+
+// ---- tasks ------------------------------------------------------------------------------------
+
+/** The parts of a task that its levels are made from. */
+export interface TaskSource {
+  readonly label: string;
+  readonly summary: string;
+  /** One line per changed file (`[modified] path: what changed`). */
+  readonly files: readonly string[];
+  readonly todos: readonly string[];
+  /** The verbatim working context (a transcript). */
+  readonly context: string;
+}
+
+/** The summarised levels and their caps in code points. */
+export type LevelCaps = Readonly<Record<SummaryLevelName, number>>;
+
+const LABEL_SEPARATOR = ' — ';
+/** Share of a level (after the label) the caller's summary may take, so an outcome still fits. */
+const SUMMARY_SHARE = 0.5;
 
 /**
- * The words of each piece. The whole text is segmented once and the words dealt out by offset:
- * segmenting each sentence on its own costs a segmenter set-up per sentence.
+ * The four summarised levels of a task from one analysis of its context (see the module
+ * comment): the origin is the label with, room permitting, a gist from the caller's summary or
+ * an outcome sentence; brief, summary and detailed lead with the label and the caller's summary
+ * and go on with the extracts that fit; detailed also lists files and todos.
  */
-function tokensByPiece(text: string, pieces: readonly Sentence[]): Token[][] {
-  const out: Token[][] = pieces.map(() => []);
-  let at = 0;
-  for (const token of tokenize(text)) {
-    while (at < pieces.length && token.index >= pieces[at]!.index + pieces[at]!.text.length) at++;
-    if (at < pieces.length && token.index >= pieces[at]!.index) out[at]!.push(token);
-  }
-  return out;
+export function taskLevels(task: TaskSource, caps: LevelCaps): Record<SummaryLevelName, string> {
+  const label = oneLine(task.label);
+  const summary = task.summary.trim();
+  const analysis = analyse(task.context, termSet(label), termSet(summary));
+  const origin = originLevel(label, summary, analysis, caps.origin);
+  const brief = leveled(label, summary, [], analysis, caps.brief, true);
+  const files = task.files.map((f) => f.trim()).filter((f) => f.length > 0);
+  const todos = task.todos.map((t) => oneLine(t)).filter((t) => t.length > 0);
+  const middle = leveled(label, summary, [], analysis, caps.summary, false);
+  const extra = [
+    ...(files.length > 0 ? [`Changed files:\n${fitLines(files, Math.floor(caps.detailed * 0.3))}`] : []),
+    ...(todos.length > 0 ? [`TODOs: ${fitWords(todos.join('; '), Math.floor(caps.detailed * 0.15))}`] : []),
+  ];
+  const detailed = leveled(label, summary, extra, analysis, caps.detailed, false);
+  return monotone({ origin, brief, summary: middle, detailed }, caps);
 }
 
-function isName(word: string): boolean {
-  return /^\p{Lu}/u.test(word);
-}
-
-function termWeights(units: readonly Unit[], hintTerms: ReadonlySet<string>): Map<string, number> {
-  const frequency = new Map<string, number>();
-  for (const unit of units)
-    for (const term of unit.terms) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-  const weights = new Map<string, number>();
-  const count = units.length;
-  for (const [term, df] of frequency) {
-    const base = Math.log(1 + count / df);
-    weights.set(term, hintTerms.has(term) ? base * HINT_BOOST : base);
-  }
-  return weights;
-}
-
-function score(unit: Unit, weights: ReadonlyMap<string, number>): number {
-  if (unit.terms.size === 0) return 0;
-  let sum = 0;
-  for (const term of unit.terms) sum += weights.get(term) ?? 0;
-  // Dividing by the root of the term count favours dense sentences without starving long ones.
-  return (sum / Math.sqrt(unit.terms.size)) * unit.bonus;
-}
-
-function choose(units: readonly Unit[], initial: ReadonlyMap<string, number>, max: number): Unit[] {
-  const weights = new Map(initial);
-  const chosen: Unit[] = [];
-  const left = new Set(units);
+/** Lines that fit `max` code points, whole, with a count of the rest. */
+function fitLines(lines: readonly string[], max: number): string {
+  const out: string[] = [];
   let used = 0;
-  for (;;) {
-    let pick: Unit | undefined;
-    let pickScore = 0;
-    for (const unit of left) {
-      const cost = unit.size + (chosen.length > 0 ? 1 : 0);
-      if (used + cost > max) continue;
-      const value = score(unit, weights);
-      if (value > pickScore) [pick, pickScore] = [unit, value];
+  for (const [i, line] of lines.entries()) {
+    const size = codePointLength(line) + 1;
+    const rest = lines.length - i;
+    if (used + size > max - 16 && rest > 1) {
+      out.push(`… and ${rest} more files`);
+      break;
     }
-    if (!pick) break;
-    used += pick.size + (chosen.length > 0 ? 1 : 0);
-    chosen.push(pick);
-    left.delete(pick);
-    for (const term of pick.terms) weights.set(term, (weights.get(term) ?? 0) * REDUNDANCY);
+    if (used + size > max) {
+      out.push(fitWords(line, Math.max(0, max - used)));
+      break;
+    }
+    out.push(line);
+    used += size;
   }
-  return chosen.sort((a, b) => a.order - b.order);
+  return out.filter((l) => l.length > 0).join('\n');
 }
 
-function join(units: readonly Unit[], oneLineMode: boolean): string {
+function originLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
+  const head = fitWords(label, cap);
+  const room = cap - codePointLength(head) - LABEL_SEPARATOR.length;
+  if (head.length === 0) return extractsWithin(analysis, cap, true);
+  if (room < 16) return head;
+  let gist = '';
+  if (summary.length > 0) {
+    const first = oneLine(splitSentences(summary)[0] ?? summary);
+    // A cut gist must keep at least half of its sentence, or it says nothing.
+    const cut = cutGist(first, room);
+    gist =
+      codePointLength(first) <= room ? first : codePointLength(cut) * 2 >= codePointLength(first) ? cut : '';
+  } else {
+    const outcomes = analysis.candidates
+      .filter((c) => c.outcome && c.size <= room - (c.partial ? 1 : 0))
+      .sort((a, b) => value(b, analysis.weights) - value(a, analysis.weights));
+    const best = outcomes[0];
+    if (best) gist = `${oneLine(best.text)}${best.partial || !CLOSED_RE.test(best.text) ? '…' : ''}`;
+    else {
+      const cut = bestOf(analysis);
+      if (cut?.outcome) gist = cutGist(oneLine(cut.text), room);
+    }
+  }
+  return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
+}
+
+/** A sentence cut at a word with `…`, or nothing when too little of it would be left. */
+function cutGist(sentence: string, room: number): string {
+  const cut = fitWords(sentence, room);
+  return codePointLength(cut) >= Math.min(24, room * 0.6) ? cut : '';
+}
+
+/** Label, caller summary (verbatim, whole or its leading sentences), extra parts, then extracts. */
+function leveled(
+  label: string,
+  summary: string,
+  extra: readonly string[],
+  analysis: Analysis,
+  cap: number,
+  oneLineMode: boolean,
+): string {
+  const separator = oneLineMode ? LABEL_SEPARATOR : '\n';
+  const head = label.length > 0 ? fitWords(label, Math.floor(cap / 2)) : '';
+  const parts: string[] = head.length > 0 ? [head] : [];
+  let used = codePointLength(head);
+  const cost = (text: string): number =>
+    codePointLength(text) + (parts.length > 0 ? codePointLength(separator) : 0);
+  if (summary.length > 0) {
+    const share = Math.floor((cap - used) * SUMMARY_SHARE);
+    const text = leadingSentences(
+      oneLineMode ? oneLine(summary) : summary,
+      share - codePointLength(separator),
+    );
+    if (text.length > 0) {
+      used += cost(text);
+      parts.push(text);
+    }
+  }
+  for (const part of extra) {
+    const text = oneLineMode ? oneLine(part) : part;
+    if (used + cost(text) > cap) continue;
+    used += cost(text);
+    parts.push(text);
+  }
+  const room = cap - used - (parts.length > 0 ? codePointLength(separator) : 0);
+  const body = room > 12 ? extractsBody(analysis, room, oneLineMode) : '';
+  if (body.length > 0) parts.push(body);
+  const out = parts.join(separator);
+  return codePointLength(out) <= cap ? out : fitWords(out, cap);
+}
+
+/** Below this room an extract is never cut to fit. */
+const CUT_ROOM = 60;
+/** A cut of the best extract is taken when what fits whole is worth less than this share of it. */
+const CUT_WORTH = 0.6;
+
+function extractsBody(analysis: Analysis, room: number, oneLineMode: boolean): string {
+  const floor = oneLineMode ? BRIEF_FLOOR : FLOOR;
+  const { chosen, top } = choose(analysis, room - 1, separatorCost(oneLineMode), floor);
+  const best = bestOf(analysis);
+  if (best && best.size > room - 1 && room >= CUT_ROOM && top < value(best, analysis.weights) * CUT_WORTH) {
+    // The shortest whole form of the best sentence (its asides left out), cut if it must be.
+    const shortest = analysis.candidates
+      .filter((c) => c.group === best.group && !c.partial)
+      .reduce((a, b) => (b.size < a.size ? b : a), best);
+    return fitWords(oneLineMode ? oneLine(shortest.text) : shortest.text.trim(), room);
+  }
+  return chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '';
+}
+
+function bestOf(analysis: Analysis): Candidate | undefined {
+  let best: Candidate | undefined;
+  let bestValue = 0;
+  for (const candidate of analysis.candidates) {
+    if (candidate.partial) continue;
+    const worth = value(candidate, analysis.weights);
+    if (worth > bestValue) [best, bestValue] = [candidate, worth];
+  }
+  return best;
+}
+
+/** The leading sentences of `text` that fit `max`; the first one cut at a word if none does. */
+function leadingSentences(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (codePointLength(text) <= max) return text;
   let out = '';
-  for (const unit of units) {
-    if (out.length > 0) out += !oneLineMode && unit.newLine ? '\n' : ' ';
-    out += unit.text;
+  for (const sentence of splitSentences(text)) {
+    const next = out.length > 0 ? `${out} ${sentence}` : sentence;
+    if (codePointLength(next) > max) break;
+    out = next;
   }
-  return out;
-}
-
-function best(units: readonly Unit[], weights: ReadonlyMap<string, number>): Unit | undefined {
-  let top: Unit | undefined;
-  let topScore = -1;
-  for (const unit of units) {
-    const value = score(unit, weights);
-    if (value > topScore) [top, topScore] = [unit, value];
-  }
-  return top;
+  if (out.length > 0) return out;
+  const first = splitSentences(text)[0] ?? text;
+  const opening = clausePrefixEnds(first, 0, first.length)
+    .map((end) => first.slice(0, end))
+    .filter((prefix) => codePointLength(prefix) < max)
+    .pop();
+  return opening !== undefined ? `${opening}…` : cutGist(text, max);
 }
 
 /**
- * A sentence too long for the budget, made into a compact phrase: its content words in order
- * (stop words and repeats dropped), cut at a word boundary if still too long.
+ * No level longer than the next one: a level shorter than the one below it (a multi-line level
+ * saves the separators of a one-line one) takes that level's text, which fits its larger cap.
  */
-function compact(unit: Unit | undefined, max: number): string {
-  if (!unit) return '';
-  const text = oneLine(unit.text);
-  const seen = new Set<string>();
-  const words: string[] = [];
-  let cjkOnly = true;
-  for (const token of tokenize(text)) {
-    if (token.stop || seen.has(token.term)) continue;
-    seen.add(token.term);
-    words.push(token.surface);
-    if (!token.cjk) cjkOnly = false;
+function monotone(
+  levels: Record<SummaryLevelName, string>,
+  caps: LevelCaps,
+): Record<SummaryLevelName, string> {
+  const order = ['origin', 'brief', 'summary', 'detailed'] as const;
+  for (let i = 1; i < order.length; i++) {
+    const level = order[i] as (typeof order)[number];
+    const below = levels[order[i - 1] as (typeof order)[number]];
+    if (codePointLength(below) > codePointLength(levels[level]) && codePointLength(below) <= caps[level]) {
+      levels[level] = below;
+    }
   }
-  if (words.length === 0 || cjkOnly) return fitWords(text, max);
-  const phrase = words.join(' ');
-  return fitWords(codePointLength(text) <= max ? text : phrase, max);
+  return levels;
+}
+
+/**
+ * The extracts of `text` best first, with their worth (for tests and for reading why a level
+ * holds what it holds).
+ */
+export function rankedExtracts(
+  text: string,
+  hint = '',
+  summary = '',
+): { text: string; worth: number; outcome: boolean }[] {
+  const analysis = analyse(text, termSet(hint), termSet(summary));
+  return analysis.candidates
+    .map((c) => ({ text: oneLine(c.text), worth: value(c, analysis.weights), outcome: c.outcome }))
+    .sort((a, b) => b.worth - a.worth);
 }

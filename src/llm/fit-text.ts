@@ -10,9 +10,10 @@ const LOOKAHEAD = 16;
 const TRAILING_PUNCTUATION_RE = /[\s,;:，；：、(（[{-]+$/u;
 
 /**
- * Returns `text` when it fits in `max` code points; otherwise its longest prefix that ends at
- * a word boundary, followed by `…`, all within `max`. A first word longer than the budget is
- * cut between grapheme clusters (never inside a surrogate pair).
+ * Returns `text` when it fits in `max` code points; otherwise its longest prefix that ends
+ * before whitespace (so no token such as `cache:user:42` or `08:31:12` is cut), followed by
+ * `…`, all within `max`. Text without whitespace in reach (CJK, one giant token) is cut at a
+ * word boundary of the segmenter, else between grapheme clusters (never inside a surrogate pair).
  */
 export function fitWords(text: string, max: number): string {
   if (max <= 0) return '';
@@ -21,16 +22,32 @@ export function fitWords(text: string, max: number): string {
   // Only the head can be kept; segmenting just it (plus look-ahead for the boundary rules)
   // keeps this fast on huge texts.
   const head = sliceCodePoints(text, max + LOOKAHEAD);
-  let best = '';
-  let used = 0;
-  for (const part of wordSegments(head)) {
-    used += codePointLength(part.segment);
-    if (used > room) break;
-    const prefix = head.slice(0, part.index + part.segment.length).replace(TRAILING_PUNCTUATION_RE, '');
-    if (prefix.length > 0) best = prefix;
+  const window = sliceCodePoints(head, room + 1);
+  const atSpace = lastSpaceCut(window, room);
+  let best = atSpace !== undefined && atSpace.length >= window.length / 3 ? atSpace : '';
+  if (best.length === 0) {
+    let used = 0;
+    for (const part of wordSegments(head)) {
+      used += codePointLength(part.segment);
+      if (used > room) break;
+      const prefix = head.slice(0, part.index + part.segment.length).replace(TRAILING_PUNCTUATION_RE, '');
+      if (prefix.length > 0) best = prefix;
+    }
   }
   if (best.length === 0) best = fitGraphemes(head, room);
   return `${best}${ELLIPSIS}`;
+}
+
+/** The prefix of `window` before its last whitespace within `room` code points, trailing punctuation dropped. */
+function lastSpaceCut(window: string, room: number): string | undefined {
+  const points = [...window];
+  for (let i = Math.min(room, points.length - 1); i > 0; i--) {
+    if (/\s/u.test(points[i] as string)) {
+      const prefix = points.slice(0, i).join('').replace(TRAILING_PUNCTUATION_RE, '');
+      if (prefix.length > 0) return prefix;
+    }
+  }
+  return undefined;
 }
 
 /** The longest run of whole grapheme clusters from the start of `text` within `max` code points. */

@@ -1,4 +1,5 @@
-import { extractiveSummary } from './extractive-summary.js';
+import type { SummaryLevelName } from '../core/model/levels.js';
+import { extractiveSummary, taskLevels, type LevelCaps, type TaskSource } from './extractive-summary.js';
 import { extractKeywords } from './keyword-extraction.js';
 import { heuristicProfile } from './profile-heuristics.js';
 import { termOverlap } from './term-overlap.js';
@@ -14,11 +15,27 @@ import type {
 } from './types.js';
 
 /**
+ * A summariser that makes every level of a task in one go (from one analysis of its context)
+ * instead of one `summarize` call per level.
+ */
+export interface TaskLevelSummarizer {
+  summarizeTask(task: TaskSource, caps: LevelCaps): Promise<Record<SummaryLevelName, string>>;
+}
+
+/** True when `summarizer` offers {@link TaskLevelSummarizer.summarizeTask}. */
+export function summarizesTasks(summarizer: Summarizer): summarizer is Summarizer & TaskLevelSummarizer {
+  return typeof (summarizer as Partial<TaskLevelSummarizer>).summarizeTask === 'function';
+}
+
+/**
  * The default summariser: deterministic, no network, never fails on valid input.
  *
- * - `summarize` picks the most informative sentences of the whole text within the budget
- *   (inverse-sentence-frequency term weights, the hint's terms boosted) and keeps them in order; origin and brief
- *   levels are one line; nothing is cut inside a word or a surrogate pair.
+ * - `summarize` splits the text into typed units (prose, tool output, code, logs, diffs …) and
+ *   picks the prose sentences most central to it, outcomes, decisions and root causes first,
+ *   the end weighted up, kept in order (see extractive-summary.ts); origin and brief levels are
+ *   one line; nothing is cut inside a token or a surrogate pair.
+ * - `summarizeTask` makes all four levels of a task at once, each leading with the label and
+ *   the caller's summary.
  * - `distillKeywords` extracts names, dates, numbers, content words and short phrases.
  * - `verifyMatch` is the stemmed, stop-word-free share of the query found in the summary.
  * - `groupTopics` fuses adjacent topics whose keywords overlap (Jaccard, complete linkage).
@@ -38,6 +55,10 @@ export class OfflineSummarizer implements Summarizer {
   // The methods are async so that even an unexpected exception arrives as a rejection.
   async summarize(text: string, maxChars: number, context: SummarizeContext = {}): Promise<string> {
     return extractiveSummary(text, maxChars, context);
+  }
+
+  async summarizeTask(task: TaskSource, caps: LevelCaps): Promise<Record<SummaryLevelName, string>> {
+    return taskLevels(task, caps);
   }
 
   async verifyMatch(query: string, summary: string): Promise<{ match: boolean; confidence: number }> {

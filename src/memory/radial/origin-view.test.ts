@@ -36,13 +36,13 @@ describe('the origin', () => {
     });
     expect(text.split('\n')[1]).toBe('Agent: Ada, senior backend engineer — terse, precise');
     expect(text).toContain(
-      '- line-0 [Domain number 0]: Task on line 0 — did a careful piece of work there (3 tasks',
+      '- line-0 [Domain number 0]: Task on line 0 — did a careful piece of work there (3 tasks, 1970-01-01)',
     );
     expect(text).toContain('- line-1 [Domain number 1]: no tasks yet — Something the agent works on');
     expect(countTokens(text)).toBeLessThanOrEqual(200);
   });
 
-  it("shows the current scene's keywords, newest first, within their share of the budget", () => {
+  it("shows the current scene's keywords in their ranked order, within their share of the budget", () => {
     const keywords = Array.from({ length: 200 }, (_, i) => `keyword${i}`);
     const text = buildOrigin({
       projectName: 'Shop',
@@ -53,8 +53,8 @@ describe('the origin', () => {
     });
     const sceneLine = text.split('\n').find((l) => l.startsWith('Current scene "deploy review": '));
     expect(sceneLine).toBeDefined();
-    expect(sceneLine).toContain('keyword199, keyword198');
-    expect(sceneLine).not.toContain('keyword0,');
+    expect(sceneLine).toContain('keyword0, keyword1');
+    expect(sceneLine).not.toContain('keyword199');
     expect(countTokens(sceneLine ?? '')).toBeLessThanOrEqual(20);
     expect(text).toContain('- line-0 [Domain number 0]');
     expect(countTokens(text)).toBeLessThanOrEqual(200);
@@ -81,6 +81,52 @@ describe('the origin', () => {
     expect(text).toContain('line-299');
     expect(text).not.toContain('line-0 ');
     expect(text).toMatch(/less recently active lines folded \(\d+ tasks\)/u);
+  });
+
+  it('shows every one of 12 lines within the default budget, shortening the least active entries first', () => {
+    const lines = Array.from({ length: 12 }, (_, i) => ({
+      ...line(i, 3),
+      id: `domain-${i}`,
+      name: `A fairly long descriptive line name ${i}`,
+    }));
+    const text = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: 'Ada, backend engineer',
+      lines,
+      budgetTokens: 200,
+    });
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+    for (let i = 0; i < 12; i++) expect(text).toContain(`- domain-${i}`);
+    expect(text).not.toMatch(/folded/u);
+    // Entries are shortened least recently active first: the newest line's entry is the richest.
+    const entry = (i: number): string => text.split('\n').find((l) => l.startsWith(`- domain-${i}`)) ?? '';
+    expect(entry(11).length).toBeGreaterThanOrEqual(entry(0).length);
+    expect(entry(11)).toMatch(/3 tasks, 1970-01-01/u);
+  });
+
+  it('speaks in words every surface understands, never a library function', () => {
+    const empty = buildOrigin({ projectName: 'Shop', profileBrief: undefined, lines: [], budgetTokens: 200 });
+    const many = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: undefined,
+      lines: Array.from({ length: 300 }, (_, i) => line(i, 1)),
+      budgetTokens: 200,
+    });
+    for (const text of [empty, many]) expect(text).not.toMatch(/\w\(\)/u);
+  });
+
+  it('shortens a long scene name so its keywords still show', () => {
+    const text = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: undefined,
+      lines: [line(0, 1)],
+      budgetTokens: 200,
+      scene: {
+        name: 'A very long scene name that goes on and on about many things',
+        keywords: ['replica lag'],
+      },
+    });
+    expect(text).toMatch(/Current scene "A very long scene name…": replica lag/u);
   });
 
   it('keeps one line per line even when a name or gist holds line breaks', () => {

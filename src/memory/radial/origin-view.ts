@@ -13,7 +13,7 @@ export interface OriginInput {
   readonly budgetTokens: number;
   /** A last line (e.g. what to do next), counted in the budget. */
   readonly footer?: string | undefined;
-  /** The current scene's keywords, newest last (the conversation the agent is in). */
+  /** The current scene's keywords, most used (then most recent) first: the conversation the agent is in. */
   readonly scene?: { readonly name: string; readonly keywords: readonly string[] } | undefined;
 }
 
@@ -32,18 +32,32 @@ export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The origin's entry for one line: its newest node at the origin level, its size and age. */
-export function originEntry(line: LineOverview): string {
+/** How much of a line an origin entry shows, richest first. */
+export type EntryForm = 'full' | 'label' | 'dated' | 'count';
+const FORMS: readonly EntryForm[] = ['full', 'label', 'dated', 'count'];
+
+/**
+ * The origin's entry for one line: its id, its newest task at the origin level (`full`: the
+ * line's name, the task's label and gist; `label`: the label cut short; `count`: nothing), how
+ * many tasks it holds and the date of the newest.
+ */
+export function originEntry(line: LineOverview, form: EntryForm = 'full'): string {
   const id = oneLine(truncateText(line.id, 40));
   const name = oneLine(truncateText(line.name, 40));
-  const head = name.length > 0 && name !== id ? `${id} [${name}]` : id;
+  const head = form === 'full' && name.length > 0 && name !== id ? `${id} [${name}]` : id;
   if (!line.latest) {
-    const description = oneLine(truncateText(line.description, 80));
+    const description = form === 'full' ? oneLine(truncateText(line.description, 60)) : '';
     return `- ${head}: no tasks yet${description.length > 0 ? ` — ${description}` : ''}`;
   }
-  const gist = oneLine(line.latest.sOrigin ?? truncateText(line.latest.taskLabel, 80));
   const count = line.nodeCount === 1 ? '1 task' : `${line.nodeCount} tasks`;
-  return `- ${head}: ${gist} (${count}, latest ${formatDate(line.latest.createdAt)})`;
+  const tail = `${count}, ${formatDate(line.latest.createdAt)}`;
+  if (form === 'count') return `- ${id}: ${count}`;
+  if (form === 'dated') return `- ${id}: ${tail}`;
+  const gist =
+    form === 'full'
+      ? oneLine(line.latest.sOrigin ?? truncateText(line.latest.taskLabel, 80))
+      : oneLine(truncateText(line.latest.taskLabel, 40));
+  return `- ${head}: ${gist} (${tail})`;
 }
 
 function lastActivity(line: LineOverview): number {
@@ -76,7 +90,7 @@ export function buildOrigin(input: OriginInput): string {
   const project = oneLine(truncateText(input.projectName, 60));
   const header =
     input.lines.length === 0
-      ? `Origin of project "${project}": no task lines yet; create one with createLine().`
+      ? `Origin of project "${project}": no task lines yet; create a line to start recording tasks.`
       : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}.`;
   const fixed: string[] = [header];
   if (input.profileBrief !== undefined && input.profileBrief.trim().length > 0) {
@@ -97,19 +111,25 @@ export function buildOrigin(input: OriginInput): string {
   return enforceBudget(lines.join('\n'), input.budgetTokens);
 }
 
+/** Most code points of the scene name the origin shows. */
+const SCENE_NAME_MAX = 24;
+
 /**
- * The current scene's keywords, newest first (what the conversation is about now), cut to the
- * scene's share of the budget; empty when there is no scene or it has no keywords yet.
+ * The current scene's keywords in the order given (most used first), cut to the scene's share
+ * of the budget; empty when there is no scene or it has no keywords yet.
  */
 function sceneLine(input: OriginInput): string {
   const keywords = input.scene?.keywords ?? [];
   if (input.scene === undefined || keywords.length === 0) return '';
-  const name = oneLine(truncateText(input.scene.name, 40));
-  const newestFirst = [...keywords].reverse().map((keyword) => oneLine(keyword));
-  return fitTokens(
-    `Current scene "${name}": ${newestFirst.join(', ')}`,
-    Math.floor(input.budgetTokens * SCENE_SHARE),
-  );
+  const name = oneLine(truncateText(oneLine(input.scene.name), SCENE_NAME_MAX));
+  const limit = Math.floor(input.budgetTokens * SCENE_SHARE);
+  let text = `Current scene "${name}":`;
+  for (const keyword of keywords) {
+    const next = `${text}${text.endsWith(':') ? ' ' : ', '}${oneLine(keyword)}`;
+    if (countTokens(next) > limit) break;
+    text = next;
+  }
+  return text.endsWith(':') ? '' : text;
 }
 
 function plural(count: number, word: string): string {
@@ -117,45 +137,81 @@ function plural(count: number, word: string): string {
 }
 
 function foldLine(folded: { lines: number; nodes: number }): string {
-  return `- … ${plural(folded.lines, 'less recently active line')} folded (${plural(folded.nodes, 'task')}); listLines() shows every line.`;
+  return `- … ${plural(folded.lines, 'less recently active line')} folded (${plural(folded.nodes, 'task')}); the line list shows them all.`;
 }
 
-/** Greedy: the most recently active lines first, while their entries fit; shown in creation order. */
+/**
+ * Every line is shown if it can be: entries start in their richest form, and while the whole
+ * does not fit, entries are shortened round by round (gist, then label, then date dropped), the
+ * least recently active first in each round. Only when every entry is compact and still too many are the
+ * least recently active lines folded into one count line. Shown in creation order.
+ */
 function chooseLines(
   input: OriginInput,
   fixed: readonly string[],
 ): { entries: string[]; folded: { lines: number; nodes: number } } {
-  const total = { lines: input.lines.length, nodes: input.lines.reduce((s, l) => s + l.nodeCount, 0) };
-  let used = countTokens([...fixed, 'Lines:'].join('\n')) + 1;
-  const reserve = countTokens(foldLine(total)) + 1;
   const byRecency = [...input.lines].sort((a, b) => lastActivity(b) - lastActivity(a) || b.ord - a.ord);
-  const chosen: { line: LineOverview; entry: string; tokens: number }[] = [];
-  for (const [i, line] of byRecency.entries()) {
-    const entry = originEntry(line);
-    const tokens = countTokens(entry) + 1;
-    const last = i === byRecency.length - 1;
-    if (used + tokens + (last ? 0 : reserve) > input.budgetTokens) break;
-    chosen.push({ line, entry, tokens });
-    used += tokens;
-  }
-  // Token counts of joined text can differ slightly from the sum of the parts: verify, and drop
-  // the least recently active entry until the whole fits.
-  for (;;) {
-    const folded = foldedOf(
-      input.lines,
-      chosen.map((c) => c.line),
-    );
-    const text = [
-      ...fixed,
-      ...(chosen.length > 0 ? ['Lines:', ...chosen.map((c) => c.entry)] : []),
-      ...(folded.lines > 0 ? [foldLine(folded)] : []),
-    ].join('\n');
-    if (chosen.length === 0 || countTokens(text) <= input.budgetTokens) {
-      const entries = [...chosen].sort((a, b) => a.line.ord - b.line.ord).map((c) => c.entry);
-      return { entries, folded };
+  const shown = byRecency.map((line) => ({
+    line,
+    form: 0,
+    tokens: countTokens(originEntry(line, 'full')) + 1,
+  }));
+  const base = countTokens([...fixed, 'Lines:'].join('\n')) + 1;
+  let sum = shown.reduce((total, s) => total + s.tokens, 0);
+  const foldTokens = (): number =>
+    shown.length < input.lines.length
+      ? countTokens(
+          foldLine(
+            foldedOf(
+              input.lines,
+              shown.map((s) => s.line),
+            ),
+          ),
+        ) + 1
+      : 0;
+  // Round by round (gist, then label, then date dropped), the least recently active first.
+  rounds: for (let form = 0; form < FORMS.length - 1; form++) {
+    for (let i = shown.length - 1; i >= 0; i--) {
+      if (base + sum <= input.budgetTokens) break rounds;
+      const entry = shown[i] as (typeof shown)[number];
+      if (entry.form !== form) continue;
+      entry.form++;
+      const tokens = countTokens(originEntry(entry.line, FORMS[entry.form])) + 1;
+      sum += tokens - entry.tokens;
+      entry.tokens = tokens;
     }
-    chosen.pop();
   }
+  // Then the least recently active lines are folded, until the whole text (counted as joined) fits.
+  while (shown.length > 0 && base + sum + foldTokens() > input.budgetTokens) sum -= shown.pop()?.tokens ?? 0;
+  while (shown.length > 0 && countTokens(render(fixed, shown, input.lines).join('\n')) > input.budgetTokens)
+    sum -= shown.pop()?.tokens ?? 0;
+  const folded = foldedOf(
+    input.lines,
+    shown.map((s) => s.line),
+  );
+  const entries = [...shown]
+    .sort((a, b) => a.line.ord - b.line.ord)
+    .map((s) => originEntry(s.line, FORMS[s.form]));
+  return { entries, folded };
+}
+
+function render(
+  fixed: readonly string[],
+  shown: readonly { line: LineOverview; form: number }[],
+  all: readonly LineOverview[],
+): string[] {
+  const folded = foldedOf(
+    all,
+    shown.map((s) => s.line),
+  );
+  const entries = [...shown]
+    .sort((a, b) => a.line.ord - b.line.ord)
+    .map((s) => originEntry(s.line, FORMS[s.form]));
+  return [
+    ...fixed,
+    ...(entries.length > 0 ? ['Lines:', ...entries] : []),
+    ...(folded.lines > 0 ? [foldLine(folded)] : []),
+  ];
 }
 
 function foldedOf(

@@ -10,6 +10,7 @@ import type {
 } from '../../store/radial-repo.js';
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
+import { isStopWord } from '../../llm/text-analysis.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
@@ -69,6 +70,52 @@ interface Scored {
   readonly node: RadialNode;
   confidence: number;
   readonly lexical: number;
+  /** Commit order across the agent's nodes (higher = newer). */
+  readonly seq: number;
+  /** 0 for the oldest candidate … 1 for the newest. */
+  recency: number;
+}
+
+// A question about the state now, or about how things were before.
+const CURRENT_RE =
+  /\b(?:now|today|latest|current(?:ly)?|still|these days|at the moment|nowadays|anymore)\b/iu;
+const PAST_RE =
+  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then)\b/iu;
+/** Candidates within this share of the best key count as the same subject for a time question. */
+const SAME_SUBJECT = 0.7;
+/** How much a time question moves the newest (or oldest) matching candidate up. */
+const TIME_WEIGHT = 0.25;
+/** Near ties go to the newer node. */
+const TIE_WEIGHT = 0.02;
+
+/**
+ * What a question's wording says about time: `current` ("now", "latest", "still") prefers the
+ * most recent node of the matching subject, `past` ("before", "originally", "used to") the
+ * oldest, `none` only breaks near ties towards the newer.
+ */
+export function timeOfQuestion(query: string): 'current' | 'past' | 'none' {
+  if (PAST_RE.test(query)) return 'past';
+  if (CURRENT_RE.test(query)) return 'current';
+  return 'none';
+}
+
+/** Re-keys the ranked candidates for recency (see {@link timeOfQuestion}). */
+function withRecency(ranked: Scored[], query: string): Map<Scored, number> {
+  const seqs = ranked.map((r) => r.seq);
+  const low = Math.min(...seqs);
+  const span = Math.max(1, Math.max(...seqs) - low);
+  for (const entry of ranked) entry.recency = (entry.seq - low) / span;
+  const time = timeOfQuestion(query);
+  const best = Math.max(0, ...ranked.map(keyOf));
+  const keys = new Map<Scored, number>();
+  for (const entry of ranked) {
+    let key = keyOf(entry) + TIE_WEIGHT * entry.recency;
+    if (time !== 'none' && keyOf(entry) >= best * SAME_SUBJECT) {
+      key += TIME_WEIGHT * (time === 'current' ? entry.recency : 1 - entry.recency);
+    }
+    keys.set(entry, key);
+  }
+  return keys;
 }
 
 /** Rank key: calibrated confidence first, the BM25 score (relative to the best) second. */
@@ -336,7 +383,10 @@ export class RadialService {
    * Every node matching `query`, ranked (no early stop): recall-index hits over labels,
    * conversation summaries, summaries and full contexts are grouped per node; a node's
    * confidence is its best part's calibrated confidence (0..1, comparable across queries), and
-   * nodes are ordered by a blend of that confidence and the BM25 rank score.
+   * nodes are ordered by a blend of that confidence and the BM25 rank score. On near ties the
+   * newer node wins; a question about the current state ("now", "latest", "still") moves the
+   * newest node of the matching subject up, one about the past ("before", "originally") the
+   * oldest ({@link timeOfQuestion}).
    *
    * With `confirmBelow`, the summariser's `verifyMatch` is asked about at most
    * {@link CONFIRM_TOP} of the best nodes whose confidence is under it (a language model thus
@@ -375,10 +425,13 @@ export class RadialService {
         node: toNode(record),
         confidence: value.confidence,
         lexical: Math.max(0, value.score / bestScore),
+        seq: record.seq,
+        recency: 0,
       });
     }
     const order = (): void => {
-      ranked.sort((a, b) => keyOf(b) - keyOf(a) || a.node.position - b.node.position);
+      const keys = withRecency(ranked, query);
+      ranked.sort((a, b) => (keys.get(b) ?? 0) - (keys.get(a) ?? 0) || b.seq - a.seq);
     };
     order();
     if (options.confirmBelow !== undefined) {
@@ -450,31 +503,65 @@ export class RadialService {
     });
   }
 
-  /** The current scene's distinct surface keywords, newest last (at most {@link SCENE_KEYWORDS}). */
+  /**
+   * The current scene's keywords ranked by how many of its turns use them, then by how recently
+   * (at most {@link SCENE_KEYWORDS}); filler, stop words and bare short numbers are left out.
+   */
   #currentSceneKeywords(): { name: string; keywords: string[] } | undefined {
     const scenes = this.#ctx.store.conversation.scenes;
     const scene = scenes.currentScene(this.#agentId);
     if (!scene) return undefined;
-    const seen = new Set<string>();
-    const newestFirst: string[] = [];
-    for (const topic of scenes.surface(scene.id).reverse()) {
-      for (const keyword of topic.keywords) {
-        const key = keyword.toLowerCase();
-        if (seen.has(key)) continue;
-        seen.add(key);
-        newestFirst.push(keyword);
-        if (newestFirst.length >= SCENE_KEYWORDS)
-          return { name: scene.name, keywords: newestFirst.reverse() };
-      }
-    }
-    return { name: scene.name, keywords: newestFirst.reverse() };
+    return { name: scene.name, keywords: rankSceneKeywords(scenes.surface(scene.id).map((t) => t.keywords)) };
   }
+}
+
+/** Words that carry no subject of their own, beyond the stop-word lists. */
+const FILLER = new Set(
+  (
+    'good great fine nice cool ok okay yes yeah yep no nope sure thanks thank welcome please sorry hi hello hey bye ' +
+    'today tomorrow yesterday now then later soon maybe perhaps really actually basically just also still even ' +
+    'thing things stuff lot lots way bit kind sort ugh hmm oh ah wow right well done'
+  ).split(' '),
+);
+
+/** True for a keyword worth showing: not filler, not a stop word, not a bare 1–2 digit number. */
+export function isSubjectKeyword(keyword: string): boolean {
+  const word = keyword.trim().toLowerCase();
+  if (word.length < 2 || /^\d{1,2}$/u.test(word) || FILLER.has(word)) return false;
+  if (!/\s/u.test(word) && (isStopWord(word) || isStopWord(word.replace(/['’]\p{L}+$/u, '')))) return false;
+  return true;
+}
+
+/**
+ * Keywords of a scene's turns (oldest first), ranked by how many turns use each, then by the
+ * latest turn that does; each keyword once (case-insensitive), at most {@link SCENE_KEYWORDS}.
+ */
+export function rankSceneKeywords(turns: readonly (readonly string[])[]): string[] {
+  const stats = new Map<string, { keyword: string; turns: number; last: number }>();
+  turns.forEach((keywords, turn) => {
+    const seen = new Set<string>();
+    for (const keyword of keywords) {
+      const key = keyword.trim().toLowerCase();
+      if (seen.has(key) || !isSubjectKeyword(key)) continue;
+      seen.add(key);
+      const entry = stats.get(key);
+      if (entry) {
+        entry.turns++;
+        entry.last = turn;
+        entry.keyword = keyword.trim();
+      } else stats.set(key, { keyword: keyword.trim(), turns: 1, last: turn });
+    }
+  });
+  return [...stats.values()]
+    .sort((a, b) => b.turns - a.turns || b.last - a.last)
+    .slice(0, SCENE_KEYWORDS)
+    .map((entry) => entry.keyword);
 }
 
 // ---- mapping ------------------------------------------------------------------------------
 
 function lineNotFound(lineId: string): HedgehopError {
-  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create it with createLine first)`, {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create the line first)`, {
     field: 'lineId',
   });
 }

@@ -58,23 +58,44 @@ export function renderSession(input: SessionViewInput): string {
   if (node.summariesState === 'pending')
     out.push('Summaries: pending (a fallback is shown until they are computed)');
   out.push('', `--- ${levelName(level)} ---`);
-  out.push(level === 4 ? (input.fullContext ?? '') : nodeTextAt(node, level));
-  if (level >= 3) out.push(...stateBlocks(node));
+  if (level === 4) {
+    out.push(fullView(node, input.fullContext ?? ''), ...environmentBlock(node));
+  } else {
+    out.push(nodeTextAt(node, level));
+    if (level === 3) out.push(...stateBlocks(node), ...environmentBlock(node));
+  }
   out.push(...earlierBlock(input));
   return out.join('\n');
 }
 
-function stateBlocks(node: RadialNode): string[] {
+/**
+ * The full view of a node (level 4): the label, the caller's summary, every changed file and
+ * open todo, then the verbatim context. Every summarised level is drawn from these parts, so
+ * none holds more than this view. (`loadFullState` returns the verbatim context alone.)
+ */
+export function fullView(node: RadialNode, fullContext: string): string {
+  const out = [`Task: ${node.taskLabel}`];
+  const summary = node.state.conversationSummary.trim();
+  if (summary.length > 0) out.push(`Summary: ${summary}`);
+  out.push(...stateBlocks(node, Number.POSITIVE_INFINITY));
+  out.push('', '--- verbatim context ---', fullContext);
+  return out.join('\n');
+}
+
+function stateBlocks(node: RadialNode, maxFiles = 20): string[] {
   const out: string[] = [];
   if (node.state.fileChanges.length > 0) {
-    out.push('', '--- changed files ---', ...fileLines(node.state.fileChanges, 20).map((l) => `- ${l}`));
+    const lines = fileLines(node.state.fileChanges, maxFiles);
+    out.push('', '--- changed files ---', ...lines.map((l) => `- ${l}`));
   }
   if (node.state.todos.length > 0)
     out.push('', '--- open todos ---', ...node.state.todos.map((t) => `- [ ] ${t}`));
-  if (Object.keys(node.state.envSnapshot).length > 0) {
-    out.push('', '--- environment ---', JSON.stringify(node.state.envSnapshot));
-  }
   return out;
+}
+
+function environmentBlock(node: RadialNode): string[] {
+  if (Object.keys(node.state.envSnapshot).length === 0) return [];
+  return ['', '--- environment ---', JSON.stringify(node.state.envSnapshot)];
 }
 
 function earlierBlock(input: SessionViewInput): string[] {

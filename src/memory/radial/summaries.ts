@@ -1,4 +1,5 @@
 import { codePointLength, oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
+import { summarizesTasks } from '../../llm/offline-summarizer.js';
 import type { Summarizer } from '../../llm/types.js';
 import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
 import type { FileChange, LevelSummaries } from '../../core/model/radial.js';
@@ -28,37 +29,50 @@ export const SummaryTier = {
 } as const;
 
 /**
- * Most code points of the full context a summariser is shown. Everything else of the task
- * (label, conversation summary, files, todos) is always shown whole. A longer context is
- * sampled across its whole length ({@link sampleContext}): extractive summarising costs more
- * than linearly with input size, and a model has a context limit, so this keeps commit cost
- * bounded however large the verbatim state is (the verbatim text itself is stored and indexed whole).
+ * Most code points of the full context a model summariser is shown (the offline summariser
+ * reads it whole). Everything else of the task (label, conversation summary, files, todos) is
+ * always shown whole. A longer context is sampled ({@link sampleContext}): a model has a context
+ * limit, and this keeps commit cost bounded however large the verbatim state is (the verbatim
+ * text itself is stored and indexed whole).
  */
 export const SUMMARY_SOURCE_CONTEXT_MAX = 16_000;
-/** How many windows a sampled context is taken from, besides its head. */
-const SAMPLE_WINDOWS = 8;
+/** How many windows the middle of a sampled context is taken from. */
+const SAMPLE_WINDOWS = 6;
 
 /**
- * `text` when it fits `max` code points; otherwise its head (half the budget) and evenly spaced
- * windows over the rest, each cut at line or word boundaries, joined by `…` lines, so that a
- * summary sees the beginning, the middle and the end of a long working state.
+ * `text` when it fits `max` code points; otherwise its head (3/8 of the budget), its tail
+ * (3/8: where "Done…" and post-mortems sit) and evenly spaced windows over the middle, each cut
+ * at line or word boundaries, joined by `…` lines.
  */
 export function sampleContext(text: string, max = SUMMARY_SOURCE_CONTEXT_MAX): string {
   if (text.length <= max || codePointLength(text) <= max) return text;
-  const head = truncateText(text, Math.floor(max / 2));
-  const windowSize = Math.floor(max / 2 / SAMPLE_WINDOWS) - 2;
+  const share = Math.floor((max * 3) / 8);
+  const head = truncateText(text, share).replace(/…$/u, '');
+  const tail = tailOf(text, share);
   const start = head.length;
-  const span = text.length - start;
-  const parts = [head.replace(/…$/u, '')];
-  for (let i = 0; i < SAMPLE_WINDOWS; i++) {
-    const from = start + Math.floor(((i + 1) * span) / (SAMPLE_WINDOWS + 1));
+  const stop = text.length - tail.length;
+  const windowSize = Math.floor((max - 2 * share) / SAMPLE_WINDOWS) - 2;
+  const parts = [head];
+  for (let i = 0; i < SAMPLE_WINDOWS && windowSize > 8; i++) {
+    const from = start + Math.floor(((i + 1) * (stop - start)) / (SAMPLE_WINDOWS + 1));
     const lineStart = text.lastIndexOf('\n', from);
     let begin = lineStart >= start && from - lineStart < windowSize ? lineStart + 1 : from;
     if ((text.charCodeAt(begin) & 0xfc00) === 0xdc00) begin++; // never start inside a surrogate pair
-    const piece = truncateText(sliceCodePoints(text.slice(begin), windowSize + 1), windowSize).trim();
+    const piece = truncateText(sliceCodePoints(text.slice(begin, stop), windowSize + 1), windowSize).trim();
     if (piece.length > 0) parts.push(piece.replace(/…$/u, ''));
   }
+  parts.push(tail);
   return parts.join('\n…\n');
+}
+
+/** The last `max` code points of `text` or fewer, starting at a line (or word) start. */
+function tailOf(text: string, max: number): string {
+  const points = [...text.slice(-(max * 2))];
+  const raw = points.slice(-max).join('');
+  const line = raw.indexOf('\n');
+  if (line >= 0 && line < raw.length / 2) return raw.slice(line + 1).trim();
+  const space = raw.search(/\s/u);
+  return (space >= 0 && space < raw.length / 2 ? raw.slice(space + 1) : raw).trim();
 }
 /** Files listed in the summary source (the rest are counted). */
 const SOURCE_FILES_MAX = 40;
@@ -121,6 +135,20 @@ export async function computeSummaries(
   const hint = task.taskLabel;
   let source: string | undefined;
   try {
+    if (summarizesTasks(summarizer) && SUMMARY_LEVELS.some((level) => out[level] === undefined)) {
+      const levels = await summarizer.summarizeTask(
+        {
+          label: task.taskLabel,
+          summary: task.conversationSummary,
+          files: fileLines(task.fileChanges),
+          todos: task.todos,
+          context: task.fullContext,
+        },
+        LEVEL_CAPS,
+      );
+      for (const level of SUMMARY_LEVELS) out[level] ??= fitLevel(level, levels[level]);
+      return { summaries: out, complete: true, error: undefined };
+    }
     for (const level of [...SUMMARY_LEVELS].reverse()) {
       if (out[level] !== undefined) continue;
       const input = inputFor(level, out) ?? (source ??= summarySource(task));

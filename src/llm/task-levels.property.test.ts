@@ -1,0 +1,162 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codePointLength } from '../core/text.js';
+import { taskLevels } from './extractive-summary.js';
+
+const CAPS = { origin: 80, brief: 200, summary: 600, detailed: 1800 } as const;
+const ORDER = ['origin', 'brief', 'summary', 'detailed'] as const;
+
+const token = fc.constantFrom(
+  'cache:user:42',
+  '2024-03-12T08:31:12Z',
+  '14:03:12',
+  '$301.77',
+  'v2.1.0',
+  'src/lake/writer.py',
+  'https://docs.example.dev/a.b?x=1',
+  'e.g.',
+  'vs.',
+  '数据库迁移',
+  '👨‍👩‍👧',
+  'Root cause:',
+  'Fixed:',
+  'because',
+  'decided',
+);
+const word = fc.oneof(fc.stringMatching(/^[a-z]{1,10}$/u), token);
+const sentence = fc
+  .array(word, { minLength: 1, maxLength: 30 })
+  .map((words) => `${words.join(' ')}${['.', '!', '?', '', '。'][words.length % 5] ?? '.'}`);
+const prose = fc.array(sentence, { minLength: 1, maxLength: 8 }).map((s) => s.join(' '));
+const toolBlock = fc
+  .array(
+    fc.constantFrom(
+      '$ npm test',
+      '4 passed in 1.92s',
+      '{"level":"info"}',
+      '@@ -1,2 +1,3 @@',
+      '+added',
+      'at f (a.ts:1:2)',
+    ),
+    {
+      maxLength: 8,
+    },
+  )
+  .map((lines) => ['[tool:bash]', ...lines].join('\n'));
+const block = fc.oneof(
+  prose.map((p) => `[user]\n${p}`),
+  prose.map((p) => `[assistant]\n${p}`),
+  toolBlock,
+  prose,
+);
+const transcript = fc.array(block, { maxLength: 40 }).map((blocks) => blocks.join('\n\n'));
+const task = fc.record({
+  label: fc.oneof(
+    fc.constant(''),
+    fc.array(word, { minLength: 1, maxLength: 14 }).map((w) => w.join(' ')),
+  ),
+  summary: fc.oneof(fc.constant(''), prose),
+  context: transcript,
+});
+
+const collapse = (text: string): string => text.replace(/\s+/gu, ' ').trim();
+
+/** The pieces a level is made of: split at its separators, the `…` that marks a cut removed. */
+function fragments(level: string): string[] {
+  return level
+    .split(/ — |\s…\s|\n/u)
+    .map((piece) => collapse(piece.replace(/…$/u, '')))
+    .filter((piece) => piece.length > 0 && piece !== '…');
+}
+
+describe('taskLevels: properties', () => {
+  it('keeps every level within its cap and no level longer than the next', () => {
+    fc.assert(
+      fc.property(task, ({ label, summary, context }) => {
+        const levels = taskLevels({ label, summary, files: [], todos: [], context }, CAPS);
+        for (const level of ORDER) expect(codePointLength(levels[level])).toBeLessThanOrEqual(CAPS[level]);
+        for (let i = 0; i + 1 < ORDER.length; i++) {
+          expect(codePointLength(levels[ORDER[i]!])).toBeLessThanOrEqual(
+            codePointLength(levels[ORDER[i + 1]!]),
+          );
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('makes every fragment a verbatim span of the input (modulo whitespace)', () => {
+    fc.assert(
+      fc.property(task, ({ label, summary, context }) => {
+        const levels = taskLevels({ label, summary, files: [], todos: [], context }, CAPS);
+        const input = collapse([label, summary, context].join('\n'));
+        for (const level of ORDER) {
+          for (const fragment of fragments(levels[level])) expect(input).toContain(fragment);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('ends every level at a sentence end, with …, or with a whole part the caller wrote (label, summary)', () => {
+    fc.assert(
+      fc.property(task, ({ label, summary, context }) => {
+        const levels = taskLevels({ label, summary, files: [], todos: [], context }, CAPS);
+        for (const level of ORDER) {
+          const text = levels[level].trim();
+          if (text.length === 0) continue;
+          const ok =
+            /[.!?。！？…]["'”’)\]»」』]*$/u.test(text) ||
+            collapse(text).endsWith(collapse(label)) ||
+            collapse(text).endsWith(collapse(summary));
+          expect(ok, `${level}: ${text}`).toBe(true);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('taskLevels: a transcript of our own', () => {
+  const context = [
+    '[user]',
+    'The nightly export failed at 02:17 with a timestamp cast error after the dependency bump.',
+    '',
+    '[tool:bash]',
+    '$ pytest tests/lake -q',
+    '....                                   [100%]',
+    '4 passed in 1.92s',
+    '',
+    '[assistant]',
+    "Let me look at the writer first. The failing column carries nanosecond digits now; I'd rather not pin the library back.",
+    '',
+    '[tool:edit]',
+    'plugins/lake/writer.py',
+    '@@ -46,1 +46,2 @@',
+    '+    allow_truncated_timestamps=True)',
+    '',
+    '[assistant]',
+    'Fixed: the writer truncates ns to µs explicitly and the library stays on 15.0.0. Re-ran the export for 2024-03-08, it succeeded in 3m11s.',
+  ].join('\n');
+
+  it('leads with the label, gives the outcome, and never quotes tool output in brief or summary', () => {
+    const levels = taskLevels(
+      { label: 'Fix the export timestamp cast', summary: '', files: [], todos: [], context },
+      CAPS,
+    );
+    expect(levels.origin.startsWith('Fix the export timestamp cast — ')).toBe(true);
+    expect(levels.brief).toContain('Fixed: the writer truncates ns to µs explicitly');
+    for (const level of [levels.brief, levels.summary]) {
+      expect(level).not.toContain('passed in');
+      expect(level).not.toContain('@@');
+    }
+  });
+
+  it('puts the caller summary verbatim right after the label', () => {
+    const summary = 'Export fixed; writer options changed.';
+    const levels = taskLevels({ label: 'Fix export', summary, files: [], todos: [], context }, CAPS);
+    expect(levels.brief.startsWith(`Fix export — ${summary}`)).toBe(true);
+    expect(levels.summary.startsWith(`Fix export\n${summary}`)).toBe(true);
+    expect(levels.origin).toBe(`Fix export — ${summary}`);
+  });
+});

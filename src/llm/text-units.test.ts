@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { clauseSpans, lineKind, splitSentences, splitUnits } from './text-units.js';
+
+/** [sentence that must come back whole, tokens that must each appear intact in one sentence]. */
+const TRICKY: readonly [string, readonly string[]][] = [
+  ['The job failed at 02:17 and again at 14:03:12.', ['02:17', '14:03:12.']],
+  ['The first error is at 2024-03-12T08:31:12Z in the gateway.', ['2024-03-12T08:31:12Z']],
+  ['Offsets like 2024-03-12T08:31:12.123+01:00 parse fine.', ['2024-03-12T08:31:12.123+01:00']],
+  ['We evicted cache:user:42 and login:fail:7 by hand.', ['cache:user:42', 'login:fail:7']],
+  ['The run cost $301.77 instead of $412.50 last month.', ['$301.77', '$412.50']],
+  ['Upgraded pyarrow 14.0.2 -> 15.0.0 and Node v20.11.1 too.', ['14.0.2', '15.0.0', 'v20.11.1']],
+  ['The fix lives in src/lake/writer.py and ../kafka-connect-config/a.json now.', ['src/lake/writer.py']],
+  [
+    'Docs are at https://docs.example.dev/guides/a.b?x=1&y=2#top for now.',
+    ['https://docs.example.dev/guides/a.b?x=1&y=2#top'],
+  ],
+  ['Then [tool: edit] changed the file.', ['[tool:', 'edit]']],
+  ['Use a pool, e.g. sixteen threads, i.e. one per core, vs. the old loop.', ['e.g.', 'i.e.', 'vs.']],
+  ['Dr. Quiroga and J. Brandt approved it.', ['Dr.', 'J.']],
+  ['Latency went from 1.9 s to 3.4 s (p50) on 4.12.0.', ['1.9', '3.4', '4.12.0.']],
+  ['同期ボタンを修正しました。', ['同期ボタンを修正しました。']],
+  ['Shipped 🎉 with the 👨‍👩‍👧 fix.', ['🎉', '👨‍👩‍👧']],
+  ['Counted 21,400 files in 41.3 s.', ['21,400', '41.3']],
+];
+
+describe('splitSentences: tricky strings', () => {
+  it.each(TRICKY)('keeps %j whole', (sentence, tokens) => {
+    const text = `Before it. ${sentence} After it.`;
+    const out = splitSentences(text);
+    expect(out).toEqual(['Before it.', sentence, 'After it.']);
+    for (const token of tokens) expect(out[1]).toContain(token);
+  });
+
+  it('keeps list numbers with their item', () => {
+    expect(splitSentences('Plan: 1. read the log. 2. compare the hours.')).toEqual([
+      'Plan: 1. read the log.',
+      '2. compare the hours.',
+    ]);
+    expect(splitSentences('1. First item here.')).toEqual(['1. First item here.']);
+  });
+
+  it('splits CJK sentences without spaces and ends at ! and ?', () => {
+    expect(splitSentences('数据库迁移完成了。然后测试！Why? Because.')).toEqual([
+      '数据库迁移完成了。',
+      '然后测试！',
+      'Why?',
+      'Because.',
+    ]);
+  });
+
+  it('never loses or adds a character (only whitespace between sentences)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+        const out = splitSentences(text);
+        for (const sentence of out) expect(text).toContain(sentence);
+        expect(out.join('').replace(/\s+/gu, '')).toBe(text.replace(/\s+/gu, ''));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('splitUnits', () => {
+  const transcript = [
+    '[user]',
+    'The export failed at 02:17:',
+    'pyarrow.lib.ArrowInvalid: Casting from timestamp[ns] to timestamp[us] would lose data',
+    '',
+    '[tool:bash]',
+    '$ pytest -q',
+    '4 passed in 1.92s',
+    '',
+    '[assistant]',
+    'Root cause: the new pandas keeps nanoseconds. I kept pyarrow 15.',
+    '@@ -46,1 +46,2 @@',
+    '-    old()',
+    '+    new()',
+    '{"level": "info", "msg": "done"}',
+    '2024-03-06T13:11:06Z INFO compact: read 500 files',
+    '    at Object.run (src/main.ts:10:5)',
+    'Done: the export ran in 3m11s.',
+  ].join('\n');
+
+  it('types every line (a tool block is one unit) and keeps units verbatim', () => {
+    const units = splitUnits(transcript);
+    for (const unit of units) expect(transcript.slice(unit.start, unit.end)).toBe(unit.text);
+    const kinds = units.map((u) => `${u.role}/${u.kind}: ${u.text.slice(0, 12)}`);
+    expect(kinds).toEqual([
+      'user/prose: The export f',
+      'user/stack: pyarrow.lib.',
+      'tool/tool: $ pytest -q\n',
+      'assistant/prose: Root cause: ',
+      'assistant/prose: I kept pyarr',
+      'assistant/diff: @@ -46,1 +46',
+      'assistant/diff: -    old()',
+      'assistant/diff: +    new()',
+      'assistant/json: {"level": "i',
+      'assistant/log: 2024-03-06T1',
+      'assistant/stack: at Object.ru',
+      'assistant/prose: Done: the ex',
+    ]);
+  });
+
+  it('joins wrapped lines into one sentence and reads `Role:` prefixes', () => {
+    const units = splitUnits('User: the build is\nbroken again since Monday.\nAssistant: Fixed it.');
+    expect(units.map((u) => [u.role, u.text])).toEqual([
+      ['user', 'the build is\nbroken again since Monday.'],
+      ['assistant', 'Fixed it.'],
+    ]);
+  });
+
+  it('keeps code fences as code', () => {
+    const units = splitUnits('Here it is.\n```ts\nconst a = 1\n```\nThat works.');
+    expect(units.map((u) => u.kind)).toEqual(['prose', 'code', 'code', 'code', 'prose']);
+  });
+
+  it('classifies single lines', () => {
+    expect(lineKind('Casting worked fine after the change.', false)).toBe('prose');
+    expect(lineKind('$ cargo test', false)).toBe('command');
+    expect(lineKind('run_id    start (UTC)     duration', false)).toBe('table');
+    expect(lineKind('+ added line', true)).toBe('diff');
+    expect(lineKind('+ added line', false)).toBe('prose');
+  });
+});
+
+describe('clauseSpans', () => {
+  it('cuts only after punctuation followed by whitespace', () => {
+    const text = 'At 08:31:12 the key cache:user:42 expired, so logins failed; we fixed it';
+    const clauses = clauseSpans(text, 0, text.length).map(([s, e]) => text.slice(s, e));
+    expect(clauses).toEqual([
+      'At 08:31:12 the key cache:user:42 expired,',
+      'so logins failed;',
+      'we fixed it',
+    ]);
+  });
+});

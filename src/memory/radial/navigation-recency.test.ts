@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { openTempMemory, task } from '../../../test/helpers/radial.js';
+import { timeOfQuestion } from './radial-service.js';
+
+describe('navigation and time', () => {
+  it('reads what a question says about time', () => {
+    expect(timeOfQuestion('which algorithm hashes passwords now?')).toBe('current');
+    expect(timeOfQuestion('is the cache still on Redis?')).toBe('current');
+    expect(timeOfQuestion('what did we use originally for hashing?')).toBe('past');
+    expect(timeOfQuestion('what were the thresholds before the change?')).toBe('past');
+    expect(timeOfQuestion('how are passwords hashed?')).toBe('none');
+  });
+
+  it('finds the task that migrated a thing for "now", the one that set it up for "originally"', async () => {
+    const { db } = await openTempMemory();
+    const radial = db.primary().radial;
+    await radial.createLine('auth', 'Authentication');
+    await radial.createLine('web', 'Web front end');
+    const setup = await radial.completeTask(
+      task('auth', 'Set up password hashing for user accounts', {
+        fullContext:
+          'Passwords are hashed with bcrypt at cost 12 in the user service. The password hashing helper lives in src/auth/hash.ts.',
+      }),
+    );
+    await radial.completeTask(
+      task('web', 'Dark mode for the settings page', { fullContext: 'Added a theme toggle.' }),
+    );
+    const migration = await radial.completeTask(
+      task('auth', 'Migrate password hashing to argon2id', {
+        fullContext:
+          'Password hashing moved from bcrypt to argon2id; old hashes are rehashed at the next login. The hashing helper src/auth/hash.ts now calls argon2.',
+      }),
+    );
+    const now = await radial.navigate('which algorithm hashes passwords now?', { confidenceThreshold: 0 });
+    expect(now?.node.id).toBe(migration.id);
+    const before = await radial.navigate('how were passwords hashed originally?', { confidenceThreshold: 0 });
+    expect(before?.node.id).toBe(setup.id);
+    await db.close();
+  });
+});
