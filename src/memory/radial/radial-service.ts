@@ -466,7 +466,7 @@ export class RadialService {
     const records = new Map(this.#repo.nodesByIds(this.#agentId, ids).map((r) => [r.id, r]));
     return ids.flatMap((id) => {
       const record = records.get(id);
-      return record ? [{ node: toNode(record), confidence: 0, lexical: 0 }] : [];
+      return record ? [{ node: toNode(record), confidence: 0, lexical: 0, seq: record.seq, recency: 0 }] : [];
     });
   }
 
