@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 import { parseInput } from '../core/validate.js';
 import type { Summarizer } from '../llm/types.js';
 import type { MemoryContext } from '../memory/context.js';
@@ -22,7 +23,8 @@ const idSchema = z
   .string()
   .refine((value) => value.trim().length > 0, 'must not be empty')
   .refine((value) => Buffer.byteLength(value, 'utf8') <= 256, 'at most 256 bytes')
-  .refine(wellFormed, LONE_SURROGATE);
+  .refine(wellFormed, LONE_SURROGATE)
+  .refine((value) => !hasControlCharacter(value), 'must not contain control characters');
 
 const textSchema = z.string().refine(wellFormed, LONE_SURROGATE);
 

@@ -6,7 +6,7 @@ import { decodeUtf8 } from '../core/utf8.js';
 import type { Agent } from '../api/agent.js';
 import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
-import { type CliIO, painter, printJson } from './output.js';
+import { type CliIO, painter, printJson, terminalText } from './output.js';
 import { progressBar, type Progress } from './progress.js';
 
 /** Options every command takes. */
@@ -131,10 +131,10 @@ export class CommandContext {
     return decodeUtf8(Buffer.concat(chunks), `${what} (standard input)`);
   }
 
-  /** Prints `value` as JSON with `--json`, else the human text. */
+  /** Prints `value` as JSON with `--json`, else the human text with control characters escaped. */
   output(value: unknown, human: () => string): void {
     if (this.json) printJson(this.io, value);
-    else this.io.stdout.write(`${human()}\n`);
+    else this.io.stdout.write(`${terminalText(human())}\n`);
   }
 
   /** A progress bar on stderr (silent with --json or when not a terminal). */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { serveStdio } from '../../mcp/stdio-server.js';
 import { wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
-import type { CliIO } from '../output.js';
+import { terminalText, type CliIO } from '../output.js';
 
 interface McpOptions {
   readonly graph?: string;
@@ -58,7 +58,7 @@ export function registerMcp(program: Command, io: CliIO, run: RunCommand): void 
         const stop = stopOnSignals();
         const db = await ctx.open({ mode: 'shared', readOnly, create: !readOnly });
         try {
-          const log = (line: string): void => void io.stderr.write(`${line}\n`);
+          const log = (line: string): void => void io.stderr.write(`${terminalText(line)}\n`);
           log(`hedgehop mcp: serving ${ctx.file} on stdio`);
           const { reason } = await serveStdio(db, {
             ...(ctx.agentName === undefined ? {} : { agent: ctx.agentName }),

@@ -5,7 +5,7 @@ import { HedgehopError } from '../../core/errors.js';
 import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
-import type { CliIO } from '../output.js';
+import { terminalText, type CliIO } from '../output.js';
 
 /** A candidate as the CLI shows it. */
 function candidateView(candidate: NavigationCandidate) {
@@ -300,7 +300,8 @@ function registerLoad(program: Command, io: CliIO, run: RunCommand): void {
         const fullState = fullStates.get(result);
         if (fullState !== undefined) {
           if (ctx.json) ctx.output({ node: result.node, fullState }, () => '');
-          else io.stdout.write(fullState);
+          // Verbatim into a pipe or file; escaped on a terminal, which would act on its controls.
+          else io.stdout.write(io.stdout.isTTY === true ? terminalText(fullState) : fullState);
           return;
         }
         ctx.output({ status: result.status, ...sessionView(result, query) }, () =>

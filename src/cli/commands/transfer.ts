@@ -5,6 +5,7 @@ import { dumpLines, exportDump, importDump } from '../../api/dump.js';
 import { exportHedgehog, importHedgehog } from '../../api/hedgehog.js';
 import type { MemoryDB } from '../../api/memory-db.js';
 import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../api/memory-server-graph.js';
+import { escapeJsonControls } from '../../core/control-characters.js';
 import { HedgehopError } from '../../core/errors.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 import type { KnowledgeImportMode } from '../../core/model/knowledge.js';
@@ -177,7 +178,7 @@ class ExportSink {
     this.bytes += Buffer.byteLength(text);
     if (this.#fd !== undefined) writeSync(this.#fd, text);
     else if (this.#collect) this.#text += text;
-    else this.#io.stdout.write(text);
+    else this.#io.stdout.write(escapeJsonControls(text));
   }
 
   get text(): string {
