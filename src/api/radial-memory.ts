@@ -256,6 +256,19 @@ export class RadialMemory {
   }
 
   /**
+   * Checks a task as {@link completeTask} (or, with `extend`, {@link extendTask}) would, without
+   * writing anything: `INVALID_INPUT` naming the field. Lets a caller that must create the line
+   * first (the CLI's and MCP's commit) refuse bad input before that write.
+   */
+  async checkTask(
+    task: CompleteTaskInput | ExtendTaskInput,
+    options: { extend?: boolean } = {},
+  ): Promise<void> {
+    if (options.extend === true) parseInput(extendTaskSchema, task, 'extendTask');
+    else parseInput(completeTaskSchema, task, 'completeTask');
+  }
+
+  /**
    * Records a continuation of the line's newest task: a new node (positions work as for
    * `completeTask`) that remembers which node it extends; the label defaults to that node's.
    */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { LoadResult } from '../../api/context-window-manager.js';
 import type { NavigationCandidate, NavigationSession } from '../../api/navigation-session.js';
+import type { RadialMemory } from '../../api/radial-memory.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
@@ -163,8 +164,6 @@ function registerCommit(program: Command, io: CliIO, run: RunCommand): void {
         const fullContext = await commitContext(ctx, options);
         const node = await ctx.withMemory(
           async (db) => {
-            const agent = await ctx.agent(db, { create: true });
-            await agent.radial.getOrCreateLine(options.line, options.lineName, options.lineDescription);
             const task = {
               lineId: options.line,
               ...(options.label === undefined ? {} : { taskLabel: options.label }),
@@ -173,6 +172,13 @@ function registerCommit(program: Command, io: CliIO, run: RunCommand): void {
               fileChanges: (options.changed ?? []).map(fileChange),
               todos: options.todo ?? [],
             };
+            // Bad input is refused before the agent or the line is created: nothing is written.
+            await db.primary().radial.checkTask(task as Parameters<RadialMemory['checkTask']>[0], {
+              extend: options.extend === true,
+            });
+            const agent = await ctx.agent(db, { create: true });
+            if (options.extend === true) await agent.radial.getLineOrThrow(options.line);
+            else await agent.radial.getOrCreateLine(options.line, options.lineName, options.lineDescription);
             return agent.context.commit(task as Parameters<typeof agent.context.commit>[0], {
               extension: options.extend === true,
             });

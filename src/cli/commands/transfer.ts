@@ -167,7 +167,16 @@ class ExportSink {
       });
     }
     this.#temp = `${this.#target}.${process.pid}.tmp`;
-    this.#fd = openSync(this.#temp, 'w');
+    try {
+      this.#fd = openSync(this.#temp, 'w');
+    } catch (error) {
+      // Typed, and naming the path asked for (not the temporary one written first).
+      throw new HedgehopError(
+        'INVALID_INPUT',
+        `--out: cannot create ${this.#target.slice(0, 200)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        { field: 'out', cause: error },
+      );
+    }
   }
 
   get path(): string | undefined {
