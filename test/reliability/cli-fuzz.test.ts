@@ -19,7 +19,7 @@ import { openDemo } from '../http/demo-memory.js';
 // child process. Set HEDGEHOP_FUZZ_SEED to replay a run, HEDGEHOP_FUZZ_CASES to change its size.
 const SEED = Number(process.env.HEDGEHOP_FUZZ_SEED ?? 17_2026);
 const CASES = Number(process.env.HEDGEHOP_FUZZ_CASES ?? 2000);
-const CHILD_CASES = Math.max(10, Math.round(CASES / 100));
+const CHILD_CASES = Math.max(10, Math.round(CASES / 200));
 const WATCHDOG_MS = 30_000;
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
