@@ -1,5 +1,6 @@
 import { MonotonicClock } from '../core/clock.js';
 import { HedgehopError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 import { parseInput } from '../core/validate.js';
 import { z } from 'zod';
 import { OfflineSummarizer } from '../llm/offline-summarizer.js';
@@ -34,7 +35,8 @@ const agentNameSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .refine((name) => Buffer.byteLength(name, 'utf8') <= 256, 'at most 256 bytes');
+  .refine((name) => Buffer.byteLength(name, 'utf8') <= 256, 'at most 256 bytes')
+  .refine((name) => !hasControlCharacter(name), 'must not contain control characters');
 
 const pathSchema = z.string().min(1, 'must not be empty');
 

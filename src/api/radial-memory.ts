@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
+import { hasControlCharacter } from '../core/control-characters.js';
 import { parseInput } from '../core/validate.js';
 import type { Summarizer } from '../llm/types.js';
 import type { PartialSummarizer } from '../llm/partial-summarizer.js';
@@ -23,7 +24,8 @@ const idSchema = z
   .string()
   .refine((value) => value.trim().length > 0, 'must not be empty')
   .refine((value) => Buffer.byteLength(value, 'utf8') <= 256, 'at most 256 bytes')
-  .refine(wellFormed, LONE_SURROGATE);
+  .refine(wellFormed, LONE_SURROGATE)
+  .refine((value) => !hasControlCharacter(value), 'must not contain control characters');
 
 const textSchema = z.string().refine(wellFormed, LONE_SURROGATE);
 
@@ -259,6 +261,19 @@ export class RadialMemory {
   async completeTask(task: CompleteTaskInput): Promise<RadialNode> {
     const checked = parseInput(completeTaskSchema, task, 'completeTask');
     return this.#service.commit(checked as TaskRecord, { extend: false });
+  }
+
+  /**
+   * Checks a task as {@link completeTask} (or, with `extend`, {@link extendTask}) would, without
+   * writing anything: `INVALID_INPUT` naming the field. Lets a caller that must create the line
+   * first (the CLI's and MCP's commit) refuse bad input before that write.
+   */
+  async checkTask(
+    task: CompleteTaskInput | ExtendTaskInput,
+    options: { extend?: boolean } = {},
+  ): Promise<void> {
+    if (options.extend === true) parseInput(extendTaskSchema, task, 'extendTask');
+    else parseInput(completeTaskSchema, task, 'completeTask');
   }
 
   /**

@@ -2,10 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { HedgehopError } from '../core/errors.js';
+import { decodeUtf8 } from '../core/utf8.js';
 import type { Agent } from '../api/agent.js';
 import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
-import { type CliIO, painter, printJson } from './output.js';
+import { type CliIO, painter, printJson, terminalText } from './output.js';
 import { progressBar, type Progress } from './progress.js';
 
 /** Options every command takes. */
@@ -96,11 +97,12 @@ export class CommandContext {
     return db.agent(this.agentName);
   }
 
-  /** Reads a text argument given as a path, or `-` for standard input. */
+  /** Reads a text argument given as a path, or `-` for standard input; it must be UTF-8. */
   async readText(source: string, what: string): Promise<string> {
     if (source === '-') return this.readStdin(what);
+    let bytes: Buffer;
     try {
-      return readFileSync(resolve(source), 'utf8');
+      bytes = readFileSync(resolve(source));
     } catch (error) {
       throw new HedgehopError(
         'NOT_FOUND',
@@ -110,6 +112,7 @@ export class CommandContext {
         },
       );
     }
+    return decodeUtf8(bytes, `${what} (${resolve(source)})`);
   }
 
   /** True when standard input is piped (so a command may read its text from it). */
@@ -117,7 +120,7 @@ export class CommandContext {
     return this.io.stdin !== undefined && this.io.stdin.isTTY !== true;
   }
 
-  /** All of standard input as UTF-8 text. */
+  /** All of standard input as UTF-8 text (`INVALID_INPUT` naming the byte offset if it is not). */
   async readStdin(what: string): Promise<string> {
     const stdin = this.io.stdin;
     if (!stdin)
@@ -125,13 +128,13 @@ export class CommandContext {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin)
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    return Buffer.concat(chunks).toString('utf8');
+    return decodeUtf8(Buffer.concat(chunks), `${what} (standard input)`);
   }
 
-  /** Prints `value` as JSON with `--json`, else the human text. */
+  /** Prints `value` as JSON with `--json`, else the human text with control characters escaped. */
   output(value: unknown, human: () => string): void {
     if (this.json) printJson(this.io, value);
-    else this.io.stdout.write(`${human()}\n`);
+    else this.io.stdout.write(`${terminalText(human())}\n`);
   }
 
   /** A progress bar on stderr (silent with --json or when not a terminal). */

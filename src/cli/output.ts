@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { styleText } from 'node:util';
+import { escapeControlCharacters, escapeJsonControls } from '../core/control-characters.js';
 import { HedgehopError, type ErrorCode } from '../core/errors.js';
 
 /** Where a command writes, and how. */
@@ -53,19 +55,41 @@ export function exitCodeOf(error: unknown): number {
 export function errorLine(error: unknown): string {
   if (HedgehopError.isInstance(error)) {
     const hint = HINTS[error.code];
-    return `hedgehop: ${error.code}: ${error.message.replace(/\s+/g, ' ')}${hint ? ` (hint: ${hint})` : ''}`;
+    return terminalText(
+      `hedgehop: ${error.code}: ${error.message.replace(/\s+/g, ' ')}${hint ? ` (hint: ${hint})` : ''}`,
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
-  return `hedgehop: ERROR: ${message.replace(/\s+/g, ' ')}`;
+  return terminalText(`hedgehop: ERROR: ${message.replace(/\s+/g, ' ')}`);
+}
+
+/**
+ * Stands for ESC in the painter's own styling until {@link terminalText} has escaped the text
+ * around it: random per process, so stored text cannot spell it.
+ */
+const PAINT_ESC = `\u{E000}${randomUUID()}\u{E001}`;
+
+/**
+ * The one escaping step of the CLI's human output: every control character in the text (C0
+ * but tab and line feed, DEL, C1, bidi controls) is shown as a visible `\uXXXX` escape, so
+ * nothing stored in a file can drive the terminal; then the painter's colours are restored.
+ */
+export function terminalText(text: string): string {
+  return escapeControlCharacters(text).replaceAll(PAINT_ESC, '\u001b');
 }
 
 /** Colours only when writing to a terminal (and NO_COLOR is unset). */
 export function painter(io: CliIO): (style: Parameters<typeof styleText>[0], text: string) => string {
   const colour = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
-  return (style, text) => (colour ? styleText(style, text) : text);
+  // The decision is made here, for io.stdout (which need not be process.stdout).
+  return (style, text) =>
+    colour ? styleText(style, text, { validateStream: false }).replaceAll('\u001b', PAINT_ESC) : text;
 }
 
-/** Writes one JSON document to stdout. */
+/**
+ * Writes one JSON document to stdout, with DEL, C1 and bidi controls as `\uXXXX` escapes
+ * (JSON.stringify leaves them raw; a terminal would act on them).
+ */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${escapeJsonControls(JSON.stringify(value, null, 2))}\n`);
 }

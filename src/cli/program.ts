@@ -12,7 +12,7 @@ import { registerReindex } from './commands/reindex.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerTurn } from './commands/turn.js';
 import { registerServe } from './commands/serve.js';
-import { EXIT, errorLine, exitCodeOf, type CliIO } from './output.js';
+import { EXIT, errorLine, exitCodeOf, terminalText, type CliIO } from './output.js';
 
 /** Builds the `hedgehop` command tree. */
 export function buildProgram(io: CliIO, setExit: (code: number) => void): Command {
@@ -29,8 +29,8 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      writeOut: (text) => io.stdout.write(terminalText(text)),
+      writeErr: (text) => io.stderr.write(terminalText(text)),
     });
   const run = async (fn: () => Promise<void>): Promise<void> => {
     try {

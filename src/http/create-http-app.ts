@@ -7,6 +7,7 @@ import type { MemoryDB } from '../api/memory-db.js';
 import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import { BearerToken } from './bearer-token.js';
+import { utf8Body } from './utf8-body.js';
 import { describeError, errorBody } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { honoPath, type Route } from './route.js';
@@ -222,7 +223,7 @@ export function createHttpApp(db: MemoryDB, options: HttpAppOptions = {}): Hono 
     maxSize: resolved.bodyLimitBytes,
     onError: (c) => c.json(errorBody('TOO_LARGE', `request body over ${resolved.bodyLimitBytes} bytes`), 413),
   });
-  for (const path of ['/api/*', '/mcp', '/openapi.json']) app.use(path, auth, limit);
+  for (const path of ['/api/*', '/mcp', '/openapi.json']) app.use(path, auth, limit, utf8Body);
 
   for (const route of routes) mountRoute(app, route, db, resolved.readOnly);
   if (resolved.watch !== false) {

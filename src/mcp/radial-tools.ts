@@ -278,7 +278,6 @@ function registerCommit(ctx: ToolContext): void {
     (args) =>
       ctx.run(async () => {
         const agent = await ctx.agent();
-        await agent.radial.getOrCreateLine(args.lineId, args.lineName, args.lineDescription);
         const task = {
           lineId: args.lineId,
           taskLabel: args.taskLabel,
@@ -291,6 +290,10 @@ function registerCommit(ctx: ToolContext): void {
           })),
           todos: args.todos ?? [],
         };
+        // Refuse bad input before the line is created, so a refused commit writes nothing.
+        await agent.radial.checkTask(task, { extend: args.extend === true });
+        if (args.extend) await agent.radial.getLineOrThrow(args.lineId);
+        else await agent.radial.getOrCreateLine(args.lineId, args.lineName, args.lineDescription);
         const node = args.extend
           ? await agent.radial.extendTask(task)
           : await agent.radial.completeTask(task);

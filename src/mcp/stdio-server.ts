@@ -1,6 +1,6 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MemoryDB } from '../api/memory-db.js';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.js';
+import { LineTransport } from './line-transport.js';
 import { whenIdle } from './tool-context.js';
 
 /** Options of {@link serveStdio}. */
@@ -9,6 +9,11 @@ export interface StdioServeOptions extends McpServerOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Where diagnostics go (never stdout, which carries only protocol). Default: stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * Largest message read, in bytes (default 64 MiB). A longer one is skipped and answered with
+   * a JSON-RPC error; the server stays up.
+   */
+  readonly maxMessageBytes?: number;
   /** Resolves (or aborts) to stop the server, e.g. on SIGTERM. */
   readonly signal?: AbortSignal;
 }
@@ -27,6 +32,7 @@ export async function serveStdio(db: MemoryDB, options: StdioServeOptions = {}):
     stdout = process.stdout,
     log = (line: string) => process.stderr.write(`${line}\n`),
     signal,
+    maxMessageBytes,
     ...rest
   } = options;
   const server = createMcpServer(db, {
@@ -38,7 +44,11 @@ export async function serveStdio(db: MemoryDB, options: StdioServeOptions = {}):
           `hedgehop mcp: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
         )),
   });
-  const transport = new StdioServerTransport(stdin as never, stdout as never);
+  const transport = new LineTransport(
+    stdin,
+    stdout,
+    maxMessageBytes === undefined ? {} : { maxMessageBytes },
+  );
   const stopped = new Promise<string>((resolve) => {
     stdin.once('end', () => resolve('stdin closed'));
     stdin.once('close', () => resolve('stdin closed'));
@@ -46,7 +56,7 @@ export async function serveStdio(db: MemoryDB, options: StdioServeOptions = {}):
     if (signal?.aborted) resolve(String(signal.reason ?? 'stopped'));
     signal?.addEventListener('abort', () => resolve(String(signal.reason ?? 'stopped')), { once: true });
   });
-  transport.onerror = (error) => log(`hedgehop mcp: transport error: ${error.message}`);
+  transport.onerror = (error) => log(`hedgehop mcp: refused a message: ${error.message}`);
   await server.connect(transport);
   const reason = await stopped;
   await Promise.race([whenIdle(server), new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);

@@ -32,6 +32,9 @@ export class AgentsRepo {
 
   /** The primary agent, created on first use. */
   ensurePrimary(name: string, now: number): AgentRow {
+    // Read first: opening a file that has its primary agent takes no write lock.
+    const found = this.#engine.read('open primary agent', () => this.#primaryRow());
+    if (found) return found;
     return this.#engine.write('open primary agent', () => {
       const existing = this.#engine.statement('SELECT * FROM agents WHERE is_primary = 1').get() as
         | RawAgent
@@ -46,6 +49,8 @@ export class AgentsRepo {
 
   /** The agent of that name, created if absent (idempotent). */
   ensure(name: string, now: number): { agent: AgentRow; created: boolean } {
+    const found = this.#engine.read('open agent', () => this.byName(name));
+    if (found) return { agent: found, created: false };
     return this.#engine.write('open agent', () => {
       const existing = this.byName(name);
       if (existing) return { agent: existing, created: false };
@@ -54,6 +59,13 @@ export class AgentsRepo {
         .run(name, now);
       return { agent: this.byName(name) as AgentRow, created: true };
     });
+  }
+
+  #primaryRow(): AgentRow | undefined {
+    const row = this.#engine.statement('SELECT * FROM agents WHERE is_primary = 1').get() as
+      | RawAgent
+      | undefined;
+    return row ? toAgent(row) : undefined;
   }
 
   byName(name: string): AgentRow | undefined {

@@ -124,7 +124,15 @@ export class Engine {
     return version;
   }
 
+  /**
+   * Brings the schema up to date. A file already at this build's version is only read: no
+   * write lock is taken, so opening it never waits for (or fails on) another process's writer.
+   */
   #migrate(): void {
+    if (this.#isCurrent()) {
+      this.#migratedFrom = SCHEMA_VERSION;
+      return;
+    }
     const run = this.#db.transaction(() => {
       const from = this.#checkVersion();
       this.#migratedFrom = from;
@@ -136,6 +144,13 @@ export class Engine {
       if (from === 0) this.#db.pragma(`application_id = ${APPLICATION_ID}`);
     });
     run.immediate();
+  }
+
+  /** True when the file is a hedgehop memory at exactly this build's schema version. */
+  #isCurrent(): boolean {
+    const version = this.#db.pragma('user_version', { simple: true }) as number;
+    const appId = this.#db.pragma('application_id', { simple: true }) as number;
+    return version === SCHEMA_VERSION && appId === APPLICATION_ID;
   }
 
   get closed(): boolean {

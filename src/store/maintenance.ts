@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HedgehopError } from '../core/errors.js';
 import type { Engine } from './engine.js';
+import { schemaDifferences, schemaObjects } from './schema-check.js';
 
 /** Sizes and live row counts of a file. */
 export interface FileStats {
@@ -68,8 +69,8 @@ export function fileStats(engine: Engine): FileStats {
 }
 
 /**
- * Full integrity check: SQLite's page-level `integrity_check`, foreign keys, and the FTS5
- * index's own check. Throws `CORRUPT` listing what was found.
+ * Full integrity check: SQLite's page-level `integrity_check`, the schema against the one this
+ * build's migrations create, foreign keys, and the FTS5 index's own check. Throws `CORRUPT` listing what was found.
  */
 export function checkFile(engine: Engine): CheckReport {
   const problems: string[] = [];
@@ -86,6 +87,11 @@ export function checkFile(engine: Engine): CheckReport {
     const rows = engine.pragmaRows('check', 'integrity_check') as { integrity_check: string }[];
     const bad = rows.map((r) => r.integrity_check).filter((r) => r !== 'ok');
     if (bad.length > 0) throw new Error(bad.slice(0, 20).join('; '));
+  });
+  attempt('schema', () => {
+    const actual = schemaObjects((sql) => engine.run('check', () => engine.statement(sql).all()));
+    const differences = schemaDifferences(actual);
+    if (differences.length > 0) throw new Error(differences.slice(0, 20).join('; '));
   });
   attempt('foreign_key_check', () => {
     const rows = engine.pragmaRows('check', 'foreign_key_check') as {

@@ -5,6 +5,12 @@ interface SqliteLikeError {
   message?: unknown;
 }
 
+/**
+ * SQLite's words for a statement of ours naming something the file does not have. Our SQL is
+ * fixed and user text never reaches it as syntax, so this means the file's schema is damaged.
+ */
+const SCHEMA_MISMATCH = /no such (table|column)|has no column named|malformed database schema/;
+
 /** Maps an error thrown by SQLite to a `HedgehopError`; passes hedgehop errors through. */
 export function wrapSqliteError(error: unknown, context: string): HedgehopError {
   if (HedgehopError.isInstance(error)) return error;
@@ -18,6 +24,13 @@ export function wrapSqliteError(error: unknown, context: string): HedgehopError 
   }
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new HedgehopError('CORRUPT', text, { cause: error });
+  }
+  if (code === 'SQLITE_ERROR' && SCHEMA_MISMATCH.test(message)) {
+    return new HedgehopError(
+      'CORRUPT',
+      `${text} (the file's schema does not match the one this hedgehop writes; its sqlite_master may be damaged)`,
+      { cause: error },
+    );
   }
   if (code.startsWith('SQLITE_READONLY')) return new HedgehopError('READ_ONLY', text, { cause: error });
   if (code.startsWith('SQLITE_CONSTRAINT')) return new HedgehopError('CONFLICT', text, { cause: error });

@@ -32,9 +32,7 @@ export function registerDream(program: Command, io: CliIO, run: RunCommand): voi
         const ctx = CommandContext.from(io, command);
         const progress = ctx.progress('dream');
         progress.update(0, 1);
-        const report = await ctx.withMemory(async (db) =>
-          (await ctx.agent(db, { create: true })).dream(options.scene),
-        );
+        const report = await ctx.withMemory(async (db) => (await ctx.agent(db)).dream(options.scene));
         progress.update(1, 1);
         progress.finish();
         ctx.output(report, () => describe(report));

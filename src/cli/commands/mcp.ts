@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { serveStdio } from '../../mcp/stdio-server.js';
-import type { RunCommand } from '../arguments.js';
+import { wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
-import type { CliIO } from '../output.js';
+import { terminalText, type CliIO } from '../output.js';
 
 interface McpOptions {
   readonly graph?: string;
   readonly readOnly?: boolean;
+  readonly maxMessageBytes?: string;
 }
 
 /** Sends console output to stderr while MCP owns stdout, so no stray line breaks the protocol. */
@@ -44,15 +45,20 @@ export function registerMcp(program: Command, io: CliIO, run: RunCommand): void 
       'memory',
     )
     .option('--read-only', 'open the file read-only and offer only tools that read')
+    .option(
+      '--max-message-bytes <n>',
+      'largest MCP message read (default 64 MiB); a longer one gets an error answer and the server stays up',
+    )
     .action((options: McpOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
         const readOnly = options.readOnly === true;
+        const maxMessageBytes = wholeNumber('max-message-bytes', options.maxMessageBytes, 1024);
         const restoreConsole = consoleToStderr();
         const stop = stopOnSignals();
         const db = await ctx.open({ mode: 'shared', readOnly, create: !readOnly });
         try {
-          const log = (line: string): void => void io.stderr.write(`${line}\n`);
+          const log = (line: string): void => void io.stderr.write(`${terminalText(line)}\n`);
           log(`hedgehop mcp: serving ${ctx.file} on stdio`);
           const { reason } = await serveStdio(db, {
             ...(ctx.agentName === undefined ? {} : { agent: ctx.agentName }),
@@ -60,6 +66,7 @@ export function registerMcp(program: Command, io: CliIO, run: RunCommand): void 
             ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
             stdout: io.stdout,
             readOnly,
+            ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
             log,
             signal: stop.signal,
           });

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { LoadResult } from '../../api/context-window-manager.js';
 import type { NavigationCandidate, NavigationSession } from '../../api/navigation-session.js';
-import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../api/radial-memory.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD, type RadialMemory } from '../../api/radial-memory.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
-import type { CliIO } from '../output.js';
+import { terminalText, type CliIO } from '../output.js';
 
 /** A candidate as the CLI shows it. */
 function candidateView(candidate: NavigationCandidate) {
@@ -164,8 +164,6 @@ function registerCommit(program: Command, io: CliIO, run: RunCommand): void {
         const fullContext = await commitContext(ctx, options);
         const node = await ctx.withMemory(
           async (db) => {
-            const agent = await ctx.agent(db, { create: true });
-            await agent.radial.getOrCreateLine(options.line, options.lineName, options.lineDescription);
             const task = {
               lineId: options.line,
               ...(options.label === undefined ? {} : { taskLabel: options.label }),
@@ -174,6 +172,13 @@ function registerCommit(program: Command, io: CliIO, run: RunCommand): void {
               fileChanges: (options.changed ?? []).map(fileChange),
               todos: options.todo ?? [],
             };
+            // Bad input is refused before the agent or the line is created: nothing is written.
+            await db.primary().radial.checkTask(task as Parameters<RadialMemory['checkTask']>[0], {
+              extend: options.extend === true,
+            });
+            const agent = await ctx.agent(db, { create: true });
+            if (options.extend === true) await agent.radial.getLineOrThrow(options.line);
+            else await agent.radial.getOrCreateLine(options.line, options.lineName, options.lineDescription);
             return agent.context.commit(task as Parameters<typeof agent.context.commit>[0], {
               extension: options.extend === true,
             });
@@ -305,7 +310,8 @@ function registerLoad(program: Command, io: CliIO, run: RunCommand): void {
         const fullState = fullStates.get(result);
         if (fullState !== undefined) {
           if (ctx.json) ctx.output({ node: result.node, fullState }, () => '');
-          else io.stdout.write(fullState);
+          // Verbatim into a pipe or file; escaped on a terminal, which would act on its controls.
+          else io.stdout.write(io.stdout.isTTY === true ? terminalText(fullState) : fullState);
           return;
         }
         ctx.output({ status: result.status, ...sessionView(result, query) }, () =>

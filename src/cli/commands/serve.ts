@@ -3,7 +3,7 @@ import { HedgehopError } from '../../core/errors.js';
 import { DEFAULT_PORT, startServer } from '../../http/start-server.js';
 import { createMcpHttpHandler } from '../../mcp/http-handler.js';
 import { CommandContext } from '../command-context.js';
-import type { CliIO } from '../output.js';
+import { terminalText, type CliIO } from '../output.js';
 
 interface ServeOptions {
   readonly host: string;
@@ -65,7 +65,7 @@ export function registerServe(
         const db = await ctx.open({ mode: 'shared', readOnly });
         try {
           const onInternalError = (error: unknown): void => {
-            io.stderr.write(`hedgehop serve: internal error: ${String(error)}\n`);
+            io.stderr.write(`${terminalText(`hedgehop serve: internal error: ${String(error)}`)}\n`);
           };
           // The CLI is the one place that composes two adapters: MCP mounted on the HTTP app.
           const mcp = options.mcp

@@ -1,12 +1,13 @@
 import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { dumpLines, exportDump, importDump } from '../../api/dump.js';
 import { exportHedgehog, importHedgehog } from '../../api/hedgehog.js';
 import type { MemoryDB } from '../../api/memory-db.js';
 import { exportMemoryServerJsonl, importMemoryServerJsonl } from '../../api/memory-server-graph.js';
+import { escapeJsonControls } from '../../core/control-characters.js';
 import { HedgehopError } from '../../core/errors.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import type { KnowledgeImportMode } from '../../core/model/knowledge.js';
 import { defined, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
@@ -15,21 +16,29 @@ import { detectFormat, parseFormat, type TransferFormat } from './transfer-forma
 
 const CHUNK_BYTES = 1 << 20;
 
-/** The lines of a file, read in chunks so a large dump never sits in memory whole. */
+/**
+ * The lines of a file, read in chunks so a large dump never sits in memory whole. Each line
+ * must be UTF-8: `INVALID_INPUT` naming the byte offset in the file otherwise.
+ */
 function* fileLines(path: string): Generator<string> {
   const fd = openSync(path, 'r');
   try {
-    const decoder = new StringDecoder('utf8');
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let rest = '';
+    let rest = Buffer.alloc(0);
+    let restOffset = 0;
     for (;;) {
       const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
       if (read === 0) break;
-      const parts = (rest + decoder.write(buffer.subarray(0, read))).split('\n');
-      rest = parts.pop() ?? '';
-      yield* parts;
+      const bytes = Buffer.concat([rest, buffer.subarray(0, read)]);
+      let start = 0;
+      for (let end = bytes.indexOf(0x0a); end >= 0; end = bytes.indexOf(0x0a, start)) {
+        yield decodeUtf8(bytes.subarray(start, end), `path (${path})`, restOffset + start);
+        start = end + 1;
+      }
+      rest = Buffer.from(bytes.subarray(start));
+      restOffset += start;
     }
-    yield rest + decoder.end();
+    yield decodeUtf8(rest, `path (${path})`, restOffset);
   } finally {
     closeSync(fd);
   }
@@ -158,7 +167,16 @@ class ExportSink {
       });
     }
     this.#temp = `${this.#target}.${process.pid}.tmp`;
-    this.#fd = openSync(this.#temp, 'w');
+    try {
+      this.#fd = openSync(this.#temp, 'w');
+    } catch (error) {
+      // Typed, and naming the path asked for (not the temporary one written first).
+      throw new HedgehopError(
+        'INVALID_INPUT',
+        `--out: cannot create ${this.#target.slice(0, 200)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        { field: 'out', cause: error },
+      );
+    }
   }
 
   get path(): string | undefined {
@@ -169,7 +187,7 @@ class ExportSink {
     this.bytes += Buffer.byteLength(text);
     if (this.#fd !== undefined) writeSync(this.#fd, text);
     else if (this.#collect) this.#text += text;
-    else this.#io.stdout.write(text);
+    else this.#io.stdout.write(escapeJsonControls(text));
   }
 
   get text(): string {

@@ -11,8 +11,17 @@ import type { CliIO } from '../output.js';
  * of `turn append` / `turn plan …` and `turn end` may each be a separate invocation (or process).
  */
 
-async function withAgent<T>(ctx: CommandContext, fn: (agent: Agent) => Promise<T>): Promise<T> {
-  return ctx.withMemory(async (db) => fn(await ctx.agent(db, { create: true })), { create: true });
+/**
+ * Runs `fn` on the agent. Only `turn begin` (`create`) may create the file and a named agent:
+ * every other step needs an open turn, so a missing agent is NOT_FOUND and the file is untouched.
+ */
+async function withAgent<T>(
+  ctx: CommandContext,
+  fn: (agent: Agent) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
+  const create = options.create === true;
+  return ctx.withMemory(async (db) => fn(await ctx.agent(db, { create })), { create });
 }
 
 /** The open turn's plan, or undefined when no turn is open. */
@@ -52,15 +61,18 @@ function registerBegin(turn: Command, io: CliIO, run: RunCommand): void {
     .action((options: BeginOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
-        const result = await withAgent(ctx, (agent) =>
-          agent.search(
-            defined({
-              sceneId: options.scene,
-              newScene: options.newScene,
-              sceneName: options.name,
-              knowledgeId: options.knowledge,
-            }),
-          ),
+        const result = await withAgent(
+          ctx,
+          (agent) =>
+            agent.search(
+              defined({
+                sceneId: options.scene,
+                newScene: options.newScene,
+                sceneName: options.name,
+                knowledgeId: options.knowledge,
+              }),
+            ),
+          { create: true },
         );
         ctx.output(result, () =>
           [
