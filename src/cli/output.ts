@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { displayMessage } from '../core/echo.js';
 import { HedgehopError, type ErrorCode } from '../core/errors.js';
 
 /** Where a command writes, and how. */
@@ -53,10 +54,10 @@ export function exitCodeOf(error: unknown): number {
 export function errorLine(error: unknown): string {
   if (HedgehopError.isInstance(error)) {
     const hint = HINTS[error.code];
-    return `hedgehop: ${error.code}: ${error.message.replace(/\s+/g, ' ')}${hint ? ` (hint: ${hint})` : ''}`;
+    return `hedgehop: ${error.code}: ${displayMessage(error.message)}${hint ? ` (hint: ${hint})` : ''}`;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return `hedgehop: ERROR: ${message.replace(/\s+/g, ' ')}`;
+  return `hedgehop: ERROR: ${displayMessage(message)}`;
 }
 
 /** Colours only when writing to a terminal (and NO_COLOR is unset). */

@@ -1,5 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { displayMessage } from '../core/echo.js';
 import { HedgehopError, type ErrorCode } from '../core/errors.js';
 
 /**
@@ -56,7 +57,7 @@ export function describeError(error: unknown): { status: ContentfulStatusCode; b
   if (HedgehopError.isInstance(error)) {
     return {
       status: STATUS_BY_CODE[error.code] ?? 500,
-      body: errorBody(error.code, error.message, error.field),
+      body: errorBody(error.code, displayMessage(error.message), error.field),
     };
   }
   return { status: 500, body: errorBody('INTERNAL', 'internal error (see the server log)') };

@@ -6,6 +6,7 @@ import type { RadialNode } from '../core/model/radial.js';
 import type { ToolContext } from './tool-context.js';
 import { jsonResult, textResult } from './tool-result.js';
 import { DETAIL_LEVEL_NAMES, type DetailLevelName } from '../core/model/levels.js';
+import { echo } from '../core/echo.js';
 
 const levelSchema = z
   .union([z.number().int().min(0).max(4), z.enum(DETAIL_LEVEL_NAMES)])
@@ -169,7 +170,7 @@ function registerNavigation(ctx: ToolContext): void {
         if (!session)
           throw new HedgehopError(
             'NOT_FOUND',
-            `no task matches "${query}" well enough; try memory_recall, or other words`,
+            `no task matches "${echo(query)}" well enough; try memory_recall, or other words`,
           );
         return sessionResult(ctx, session);
       }),

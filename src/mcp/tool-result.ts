@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { displayMessage } from '../core/echo.js';
 import { HedgehopError } from '../core/errors.js';
 
 /** A tool result holding one text (verbatim: nothing is added to it). */
@@ -17,10 +18,8 @@ export function jsonResult(value: unknown, structured?: Record<string, unknown>)
 /** The failure of a tool as the model sees it: `isError`, with the error code and message. */
 export function errorResult(error: unknown): CallToolResult {
   const text = HedgehopError.isInstance(error)
-    ? `${error.code}: ${error.message}`
-    : error instanceof Error
-      ? error.message
-      : String(error);
+    ? `${error.code}: ${displayMessage(error.message)}`
+    : displayMessage(error instanceof Error ? error.message : String(error));
   return { content: [{ type: 'text', text }], isError: true };
 }
 

@@ -64,7 +64,7 @@ function registerImport(kg: Command, io: CliIO, run: RunCommand): void {
     .action((path: string, options: ImportOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
-        const text = await ctx.readText(path, 'file');
+        const text = await ctx.readText(path, '<file>');
         const progress = ctx.progress('kg import');
         const settings = {
           mode: options.mode as KnowledgeImportMode,
