@@ -155,4 +155,13 @@ describe('CLI consistency', { timeout: 180_000 }, () => {
     expect(run.stdout).toContain('skipped 1 relation naming an entity');
     expect(run.stdout).toContain("line 4: relation 'Ada' -> 'Ghost' names no entity 'Ghost'");
   });
+
+  it('refuses to start a read-only MCP server for an agent the file does not hold (exit 2)', () => {
+    const { file } = withTask();
+    const run = hop(['mcp', '--read-only', '--agent', 'ghost', '--file', file]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/NOT_FOUND: no agent named 'ghost'/u);
+    expect(run.stdout).toBe('');
+    expect(hop(['mcp', '--read-only', '--file', file]).status).toBe(0);
+  });
 });
