@@ -54,7 +54,13 @@ export class CommandContext {
   async open(options: OpenOptions & { create?: boolean } = {}): Promise<MemoryDB> {
     const { create = false, ...rest } = options;
     if (!create && !existsSync(this.file)) {
-      throw new HedgehopError('NOT_FOUND', `${this.file} does not exist (pass --file, or set HEDGEHOP_FILE)`);
+      throw new HedgehopError(
+        'NOT_FOUND',
+        `${this.file} does not exist (pass --file, or set HEDGEHOP_FILE)`,
+        {
+          remedy: 'check-path',
+        },
+      );
     }
     const busy = this.#busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.#busyTimeoutMs };
     return openMemory(this.file, { ...busy, ...rest });
@@ -102,10 +108,9 @@ export class CommandContext {
     if (!options.create) {
       const known = (await db.agents()).some((agent) => agent.name === this.agentName);
       if (!known) {
-        throw new HedgehopError(
-          'NOT_FOUND',
-          `no agent named '${this.agentName}' in ${db.path} (see 'hedgehop agents')`,
-        );
+        throw new HedgehopError('NOT_FOUND', `no agent named '${this.agentName}' in ${db.path}`, {
+          remedy: 'list-agents',
+        });
       }
     }
     return db.agent(this.agentName);

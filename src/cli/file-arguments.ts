@@ -10,7 +10,8 @@ import { HedgehopError } from '../core/errors.js';
 export function existingFile(path: string, argument: string): string {
   const absolute = resolve(path);
   const stats = statSync(absolute, { throwIfNoEntry: false });
-  if (stats === undefined) throw new HedgehopError('NOT_FOUND', `${argument}: ${absolute} does not exist`);
+  if (stats === undefined)
+    throw new HedgehopError('NOT_FOUND', `${argument}: ${absolute} does not exist`, { remedy: 'check-path' });
   if (!stats.isFile()) {
     throw new HedgehopError(
       'INVALID_INPUT',

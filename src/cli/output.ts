@@ -1,6 +1,8 @@
 import { styleText } from 'node:util';
 import { displayMessage } from '../core/echo.js';
-import { HedgehopError, type ErrorCode } from '../core/errors.js';
+import { HedgehopError, messageNaming, type ErrorCode } from '../core/errors.js';
+import { cliName } from './cli-name.js';
+import { cliFieldName, cliRemedy } from './error-names.js';
 
 /** Where a command writes, and how. */
 export interface CliIO {
@@ -34,10 +36,9 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
   INVALID_INPUT: 'see --help for the arguments this command takes',
-  NOT_FOUND: "list what exists with 'hedgehop lines' or 'hedgehop stats'",
   LOCKED: 'another process holds the file exclusively; close it or wait',
   BUSY: 'another writer held the file too long; retry, or raise --busy-timeout',
-  CORRUPT: "run 'hedgehop check' and restore from a copy made with 'hedgehop compact'",
+  CORRUPT: `run '${cliName()} check' and restore from a copy made with '${cliName()} compact'`,
   VERSION: 'upgrade hedgehop to open this file',
   LLM_FAILED: 'the verbatim record is kept; derived fields stay pending until a later pass',
   CLOSED: 'the file was closed before the command finished',
@@ -53,8 +54,10 @@ export function exitCodeOf(error: unknown): number {
 /** One line for stderr: the code, the message and a hint. */
 export function errorLine(error: unknown): string {
   if (HedgehopError.isInstance(error)) {
-    const hint = HINTS[error.code];
-    return `hedgehop: ${error.code}: ${displayMessage(error.message)}${hint ? ` (hint: ${hint})` : ''}`;
+    // The remedy fits this error; the code's hint fits every error of its kind.
+    const hint = cliRemedy(error.remedy) ?? HINTS[error.code];
+    const message = messageNaming(error, cliFieldName(error));
+    return `hedgehop: ${error.code}: ${displayMessage(message)}${hint ? ` (hint: ${hint})` : ''}`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `hedgehop: ERROR: ${displayMessage(message)}`;

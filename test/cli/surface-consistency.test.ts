@@ -164,4 +164,64 @@ describe('CLI consistency', { timeout: 180_000 }, () => {
     expect(run.stdout).toBe('');
     expect(hop(['mcp', '--read-only', '--file', file]).status).toBe(0);
   });
+
+  it('names its own flags and arguments, never a library call, and gives hints that fit the error', () => {
+    const { dir, file } = withTask();
+    const library = /\w+\(\)|createLine|options\.|update\(|search\(/u;
+    const cases: [readonly string[], RegExp, RegExp | undefined][] = [
+      [
+        ['history', 'nope', '--file', file],
+        /NOT_FOUND: --line: no line 'nope'/u,
+        /hint: commit a task to the line/u,
+      ],
+      [
+        ['turn', 'end', '--input', 'hi', '--file', file],
+        /INVALID_INPUT: no turn is open/u,
+        /hint: open one with '(npx )?hedgehop turn begin'/u,
+      ],
+      [
+        ['lines', '--file', join(dir, 'missing.db')],
+        /NOT_FOUND: .*missing\.db does not exist/u,
+        /hint: check the path/u,
+      ],
+      [
+        ['kg', 'get', 'nothing', '--file', file],
+        /NOT_FOUND: no knowledge graph/u,
+        /hint: list the graphs with '(npx )?hedgehop kg list'/u,
+      ],
+      [
+        ['load', '--line', 'auth', '--position', '9', '--file', file],
+        /NOT_FOUND: --position: no task at position 9/u,
+        /hint: list the line's tasks/u,
+      ],
+      [
+        ['eval', 'locomo', '--data', join(dir, 'none.json')],
+        /NOT_FOUND: LoCoMo data not found/u,
+        /hint: check the path/u,
+      ],
+    ];
+    for (const [args, message, hint] of cases) {
+      const run = hop(args);
+      expect(run.stderr, args.join(' ')).toMatch(message);
+      if (hint) expect(run.stderr, args.join(' ')).toMatch(hint);
+      expect(run.stderr, args.join(' ')).not.toMatch(library);
+      expect(run.stderr, args.join(' ')).not.toContain("'hedgehop lines' or");
+    }
+  });
+
+  it('ends the demo with commands that run where the user is (npx hedgehop without a global install)', () => {
+    const dir = tempDir();
+    const run = spawnSync(process.execPath, [CLI, 'demo', '--json', '--file', join(dir, 'tern.db')], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', PATH: '/usr/bin:/bin' },
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { next: string[]; dream: { status: string } };
+    expect(report.next.length).toBeGreaterThan(3);
+    for (const line of report.next) expect(line).toMatch(/^npx hedgehop /u);
+    expect(report.dream.status).toBe('ok');
+    const dreams = hop(['dream', 'history', '--json', '--file', join(dir, 'tern.db')]);
+    expect(JSON.parse(dreams.stdout)).toHaveLength(1);
+  });
 });

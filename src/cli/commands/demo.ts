@@ -9,6 +9,7 @@ import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { RecallResult } from '../../core/model/recall.js';
 import { clip, type RunCommand } from '../arguments.js';
+import { cliName } from '../cli-name.js';
 import { CommandContext, type GlobalOptions } from '../command-context.js';
 import type { CliIO } from '../output.js';
 import {
@@ -143,13 +144,26 @@ const shellQuote = (path: string): string =>
 
 function nextSteps(path: string): string[] {
   const file = shellQuote(path);
+  // The form that runs where the user is (`npx hedgehop` after the README's `npm install`).
+  const hop = cliName();
   return [
-    `hedgehop serve --file ${file}`,
-    `hedgehop navigate "how are invoices numbered?" --file ${file}`,
-    `hedgehop recall "why did the staging deploy fail?" --budget 500 --file ${file}`,
-    `hedgehop history auth --file ${file}`,
-    `hedgehop mcp --file ${file}`,
+    `${hop} serve --file ${file}`,
+    `${hop} navigate "how are invoices numbered?" --file ${file}`,
+    `${hop} recall "why did the staging deploy fail?" --budget 500 --file ${file}`,
+    `${hop} history auth --file ${file}`,
+    `${hop} dream history --file ${file}`,
+    `${hop} mcp --file ${file}`,
   ];
+}
+
+/** One Dream pass over the story, so the engram and Dream views have something on a first look. */
+async function dreamOnce(db: MemoryDB) {
+  const report = await db.primary().dream();
+  return {
+    id: report.id,
+    status: report.status,
+    stages: report.stages.map((stage) => ({ name: stage.name, status: stage.status })),
+  };
 }
 
 async function showStory(db: MemoryDB) {
@@ -203,7 +217,12 @@ function levelBody(context: string, levelName: string): string {
   return (end < 0 ? rest : rest.slice(0, end)).join('\n').trimEnd();
 }
 
-function render(ctx: CommandContext, path: string, built: Built, shown: Shown): string {
+function render(
+  ctx: CommandContext,
+  path: string,
+  built: Built & { dream: Awaited<ReturnType<typeof dreamOnce>> },
+  shown: Shown,
+): string {
   const h = (text: string): string => ctx.paint(['bold', 'cyan'], text);
   const ok = (text: string): string => ctx.paint('green', text);
   const { navigate, restore: r, recall } = shown;
@@ -214,6 +233,7 @@ function render(ctx: CommandContext, path: string, built: Built, shown: Shown): 
     ),
     `  file: ${path}`,
     `  ${built.lines} lines, ${built.tasks} tasks; ${built.turns} conversation turns with ${built.events} tool events and ${built.planSteps} plan steps; a knowledge graph of ${built.knowledgeNodes} nodes and ${built.knowledgeEdges} edges (built in ${built.ms} ms)`,
+    `  one Dream pass (${built.dream.status}): ${built.dream.stages.map((stage) => `${stage.name} ${stage.status}`).join(', ')}`,
     '',
     h('1. The origin — always in context, within its token budget'),
     ...block(shown.origin, 30),
@@ -278,9 +298,10 @@ export function registerDemo(program: Command, io: CliIO, run: RunCommand): void
         const db = await openMemory(path, { profile: STORY_PROFILE });
         try {
           const built = await buildStory(db);
+          const dream = await dreamOnce(db);
           const shown = await showStory(db);
-          ctx.output({ file: path, built, ...shown, next: nextSteps(path) }, () =>
-            render(ctx, path, built, shown),
+          ctx.output({ file: path, built, dream, ...shown, next: nextSteps(path) }, () =>
+            render(ctx, path, { ...built, dream }, shown),
           );
         } finally {
           await db.close();

@@ -257,7 +257,8 @@ async function loadResult(
       if (result.status === 'not_found') {
         throw new HedgehopError(
           'NOT_FOUND',
-          `load: no node at position ${position} of line '${options.line}'`,
+          `--position: no task at position ${position} of line '${options.line}'`,
+          { remedy: 'list-nodes' },
         );
       }
       return withFullState(result, options);

@@ -25,7 +25,9 @@ async function graphByIdOrLabel(db: MemoryDB, idOrLabel: string): Promise<Knowle
   const graphs = await db.knowledge.list();
   const info = graphs.find((g) => g.id === idOrLabel) ?? graphs.find((g) => g.label === idOrLabel);
   if (info === undefined)
-    throw new HedgehopError('NOT_FOUND', `graph: no knowledge graph with id or label '${echo(idOrLabel)}'`);
+    throw new HedgehopError('NOT_FOUND', `graph: no knowledge graph with id or label '${echo(idOrLabel)}'`, {
+      remedy: 'list-graphs',
+    });
   return db.knowledge.getOrThrow(info.id);
 }
 

@@ -76,7 +76,7 @@ export function buildOrigin(input: OriginInput): string {
   const project = oneLine(truncateText(input.projectName, 60));
   const header =
     input.lines.length === 0
-      ? `Origin of project "${project}": no task lines yet; create one with createLine().`
+      ? `Origin of project "${project}": no task lines yet; a committed task starts one.`
       : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}.`;
   const fixed: string[] = [header];
   if (input.profileBrief !== undefined && input.profileBrief.trim().length > 0) {

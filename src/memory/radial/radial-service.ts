@@ -444,8 +444,9 @@ export class RadialService {
 // ---- mapping ------------------------------------------------------------------------------
 
 function lineNotFound(lineId: string): HedgehopError {
-  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create it with createLine first)`, {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}'`, {
     field: 'lineId',
+    remedy: 'create-line',
   });
 }
 
