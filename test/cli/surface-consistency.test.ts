@@ -217,11 +217,8 @@ describe('CLI consistency', { timeout: 180_000 }, () => {
       timeout: 120_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { next: string[]; dream: { status: string } };
+    const report = JSON.parse(run.stdout) as { next: string[] };
     expect(report.next.length).toBeGreaterThan(3);
     for (const line of report.next) expect(line).toMatch(/^npx hedgehop /u);
-    expect(report.dream.status).toBe('ok');
-    const dreams = hop(['dream', 'history', '--json', '--file', join(dir, 'tern.db')]);
-    expect(JSON.parse(dreams.stdout)).toHaveLength(1);
   });
 });

@@ -156,16 +156,6 @@ function nextSteps(path: string): string[] {
   ];
 }
 
-/** One Dream pass over the story, so the engram and Dream views have something on a first look. */
-async function dreamOnce(db: MemoryDB) {
-  const report = await db.primary().dream();
-  return {
-    id: report.id,
-    status: report.status,
-    stages: report.stages.map((stage) => ({ name: stage.name, status: stage.status })),
-  };
-}
-
 async function showStory(db: MemoryDB) {
   const agent = db.primary();
   const origin = await agent.radial.getOriginContext();
@@ -217,12 +207,7 @@ function levelBody(context: string, levelName: string): string {
   return (end < 0 ? rest : rest.slice(0, end)).join('\n').trimEnd();
 }
 
-function render(
-  ctx: CommandContext,
-  path: string,
-  built: Built & { dream: Awaited<ReturnType<typeof dreamOnce>> },
-  shown: Shown,
-): string {
+function render(ctx: CommandContext, path: string, built: Built, shown: Shown): string {
   const h = (text: string): string => ctx.paint(['bold', 'cyan'], text);
   const ok = (text: string): string => ctx.paint('green', text);
   const { navigate, restore: r, recall } = shown;
@@ -233,7 +218,6 @@ function render(
     ),
     `  file: ${path}`,
     `  ${built.lines} lines, ${built.tasks} tasks; ${built.turns} conversation turns with ${built.events} tool events and ${built.planSteps} plan steps; a knowledge graph of ${built.knowledgeNodes} nodes and ${built.knowledgeEdges} edges (built in ${built.ms} ms)`,
-    `  one Dream pass (${built.dream.status}): ${built.dream.stages.map((stage) => `${stage.name} ${stage.status}`).join(', ')}`,
     '',
     h('1. The origin — always in context, within its token budget'),
     ...block(shown.origin, 30),
@@ -298,10 +282,9 @@ export function registerDemo(program: Command, io: CliIO, run: RunCommand): void
         const db = await openMemory(path, { profile: STORY_PROFILE });
         try {
           const built = await buildStory(db);
-          const dream = await dreamOnce(db);
           const shown = await showStory(db);
-          ctx.output({ file: path, built, dream, ...shown, next: nextSteps(path) }, () =>
-            render(ctx, path, { ...built, dream }, shown),
+          ctx.output({ file: path, built, ...shown, next: nextSteps(path) }, () =>
+            render(ctx, path, built, shown),
           );
         } finally {
           await db.close();
