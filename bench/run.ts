@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HedgehopError } from '../src/core/errors.js';
 import { lineChart, shortNumber, type ChartSeries } from './charts.js';
 import type { BenchModule, BenchReport, BenchRow } from './harness.js';
 
@@ -128,8 +129,10 @@ function commandLine(options: RunBenchmarksOptions): string {
 export async function runBenchmarks(options: RunBenchmarksOptions): Promise<BenchRun> {
   const unknown = (options.only ?? []).filter((name) => !BENCH_MODULES.some((m) => m.name === name));
   if (unknown.length > 0)
-    throw new Error(
-      `unknown benchmark ${unknown.join(', ')} (known: ${BENCH_MODULES.map((m) => m.name).join(', ')})`,
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `--only: unknown benchmark ${unknown.join(', ')} (known: ${BENCH_MODULES.map((m) => m.name).join(', ')})`,
+      { field: 'only' },
     );
   const selected = BENCH_MODULES.filter(
     (m) => options.only === undefined || options.only.length === 0 || options.only.includes(m.name),

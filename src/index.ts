@@ -54,6 +54,8 @@ export type { MemoryServerOptions, MemoryServerImportOptions } from './api/memor
 export type {
   MemoryServerEntity,
   MemoryServerRelation,
+  CreateRelationsResult,
+  SkippedRelation,
   MemoryServerSnapshot,
   MemoryServerImportReport,
 } from './core/model/knowledge.js';

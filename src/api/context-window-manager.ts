@@ -208,7 +208,7 @@ export class ContextWindowManager {
   #notFound(reason: string): LoadResult {
     const context = [
       reason,
-      'Create a line and commit tasks, or walk the candidates with navigateStepByStep().',
+      'Try other words, load a task by line and position, or recall across every layer.',
       '',
       this.#radial.service.originText(),
     ].join('\n');

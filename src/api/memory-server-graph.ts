@@ -4,6 +4,7 @@ import type { KnowledgeGraphs } from '../memory/knowledge/knowledge-graphs.js';
 import { MemoryServerMapping } from '../memory/knowledge/memory-server-mapping.js';
 import {
   DEFAULT_MEMORY_SERVER_GRAPH,
+  type CreateRelationsResult,
   type MemoryServerEntity,
   type MemoryServerImportReport,
   type MemoryServerRelation,
@@ -58,7 +59,8 @@ const searchOptionsSchema = z.strictObject({ limit: z.number().int().min(1).opti
  * ```ts
  * const memory = db.knowledge.memoryServer();
  * await memory.createEntities([{ name: 'Ada', entityType: 'person', observations: ['writes Rust'] }]);
- * await memory.createRelations([{ from: 'Ada', to: 'Acme', relationType: 'works at' }]); // NOT_FOUND: no Acme yet
+ * const { skipped } = await memory.createRelations([{ from: 'Ada', to: 'Acme', relationType: 'works at' }]);
+ * // skipped: [{ from: 'Ada', to: 'Acme', relationType: 'works at', missingEntities: ['Acme'] }]
  * const { entities } = await memory.searchNodes('rust');
  * ```
  */
@@ -88,8 +90,11 @@ export class MemoryServerGraph {
     return this.#mapping.createEntities(parseInput(z.array(entitySchema), entities, 'entities'));
   }
 
-  /** `create_relations`: every name must be an entity (else `NOT_FOUND`, nothing written); returns the new ones. */
-  async createRelations(relations: readonly MemoryServerRelation[]): Promise<MemoryServerRelation[]> {
+  /**
+   * `create_relations`: stores the relations between existing entities and returns the new ones
+   * in `relations`; those naming a missing entity are not stored and listed in `skipped`.
+   */
+  async createRelations(relations: readonly MemoryServerRelation[]): Promise<CreateRelationsResult> {
     this.#assertOpen('createRelations');
     return this.#mapping.createRelations(parseInput(z.array(relationSchema), relations, 'relations'));
   }

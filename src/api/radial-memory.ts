@@ -17,6 +17,7 @@ import {
 } from '../core/model/radial.js';
 import { candidateSession, NavigationSession, StepNavigator } from './navigation-session.js';
 import type { OpenOptions } from './options.js';
+import { queryTextSchema } from '../core/model/recall.js';
 
 const LONE_SURROGATE = 'contains a lone surrogate (not valid Unicode text)';
 
@@ -122,8 +123,8 @@ const navigateOptionsSchema = z
 export type NavigateOptions = z.input<typeof navigateOptionsSchema>;
 
 const stepOptionsSchema = z.strictObject({ lineId: idSchema.optional() }).default({});
-const querySchema = z.string().refine((q) => q.trim().length > 0, 'must not be empty');
-const stepQuerySchema = z.string();
+const querySchema = queryTextSchema.refine((q) => q.trim().length > 0, 'must not be empty');
+const stepQuerySchema = queryTextSchema;
 
 /** Options of {@link RadialMemory.open}: those of `openMemory`, plus the project name. */
 export type RadialOpenOptions = OpenOptions & {

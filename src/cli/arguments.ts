@@ -1,3 +1,4 @@
+import { echo } from '../core/echo.js';
 import { HedgehopError } from '../core/errors.js';
 import { DETAIL_LEVEL_NAMES, type DetailLevelName } from '../core/model/levels.js';
 
@@ -9,14 +10,21 @@ export function collect(value: string, previous: readonly string[] = []): string
   return [...previous, value];
 }
 
-/** A whole number from an option, or `INVALID_INPUT` naming the option. */
+/** Decimal digits only: `Number()` would also take `0x1`, `1e3`, `0b1` and surrounding spaces. */
+const DECIMAL = /^[0-9]+$/u;
+
+/** A whole number (decimal digits) from an option, or `INVALID_INPUT` naming the option. */
 export function wholeNumber(name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isInteger(number) || number < min) {
-    throw new HedgehopError('INVALID_INPUT', `--${name}: must be a whole number ≥ ${min} (got '${value}')`, {
-      field: name,
-    });
+  const number = DECIMAL.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < min) {
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `--${name}: must be a whole number ≥ ${min} (got '${echo(value)}')`,
+      {
+        field: name,
+      },
+    );
   }
   return number;
 }
@@ -24,11 +32,15 @@ export function wholeNumber(name: string, value: string | undefined, min = 0): n
 /** A number in 0..1 from an option. */
 export function fraction(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) {
-    throw new HedgehopError('INVALID_INPUT', `--${name}: must be a number between 0 and 1 (got '${value}')`, {
-      field: name,
-    });
+  const number = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/u.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number < 0 || number > 1) {
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `--${name}: must be a number between 0 and 1 (got '${echo(value)}')`,
+      {
+        field: name,
+      },
+    );
   }
   return number;
 }
@@ -38,11 +50,11 @@ export function detailLevel(name: string, value: string | undefined): number | u
   if (value === undefined) return undefined;
   const byName = DETAIL_LEVEL_NAMES.indexOf(value as DetailLevelName);
   if (byName >= 0) return byName;
-  const number = Number(value);
+  const number = DECIMAL.test(value) ? Number(value) : Number.NaN;
   if (Number.isInteger(number) && number >= 0 && number <= 4) return number;
   throw new HedgehopError(
     'INVALID_INPUT',
-    `--${name}: must be a detail level, 0..4 or ${DETAIL_LEVEL_NAMES.join(', ')} (got '${value}')`,
+    `--${name}: must be a detail level, 0..4 or ${DETAIL_LEVEL_NAMES.join(', ')} (got '${echo(value)}')`,
     { field: name },
   );
 }
@@ -50,8 +62,7 @@ export function detailLevel(name: string, value: string | undefined): number | u
 /** A time from an option: milliseconds since the epoch, or an ISO 8601 date. */
 export function timestamp(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const asNumber = Number(value);
-  if (value.trim() !== '' && Number.isInteger(asNumber) && asNumber >= 0) return asNumber;
+  if (DECIMAL.test(value)) return Number(value);
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed)) {
     throw new HedgehopError(

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { HedgehopError } from '../core/errors.js';
@@ -7,6 +7,8 @@ import type { Agent } from '../api/agent.js';
 import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
 import { type CliIO, painter, printJson, terminalText } from './output.js';
+import { wholeNumber } from './arguments.js';
+import { existingFile } from './file-arguments.js';
 import { progressBar, type Progress } from './progress.js';
 
 /** Options every command takes. */
@@ -31,13 +33,7 @@ export class CommandContext {
     this.json = options.json === true;
     // An empty environment variable counts as unset.
     this.file = resolve(options.file ?? (io.env.HEDGEHOP_FILE || 'memory.db'));
-    const timeout = options.busyTimeout === undefined ? undefined : Number(options.busyTimeout);
-    if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0)) {
-      throw new HedgehopError('INVALID_INPUT', '--busy-timeout: must be a whole number of milliseconds', {
-        field: 'busyTimeout',
-      });
-    }
-    this.#busyTimeoutMs = timeout;
+    this.#busyTimeoutMs = wholeNumber('busy-timeout', options.busyTimeout);
     const agent = options.agent ?? (io.env.HEDGEHOP_AGENT || undefined);
     this.agentName = agent === undefined || agent === PRIMARY_AGENT ? undefined : agent;
   }
@@ -59,7 +55,13 @@ export class CommandContext {
   async open(options: OpenOptions & { create?: boolean } = {}): Promise<MemoryDB> {
     const { create = false, ...rest } = options;
     if (!create && !existsSync(this.file)) {
-      throw new HedgehopError('NOT_FOUND', `${this.file} does not exist (pass --file, or set HEDGEHOP_FILE)`);
+      throw new HedgehopError(
+        'NOT_FOUND',
+        `${this.file} does not exist (pass --file, or set HEDGEHOP_FILE)`,
+        {
+          remedy: 'check-path',
+        },
+      );
     }
     const busy = this.#busyTimeoutMs === undefined ? {} : { busyTimeoutMs: this.#busyTimeoutMs };
     return openMemory(this.file, { ...busy, ...rest });
@@ -70,11 +72,30 @@ export class CommandContext {
     fn: (db: MemoryDB) => Promise<T>,
     options: OpenOptions & { create?: boolean } = {},
   ): Promise<T> {
+    const isNew = options.create === true && !existsSync(this.file);
     const db = await this.open(options);
     try {
       return await fn(db);
+    } catch (error) {
+      if (!db.closed) await db.close();
+      if (isNew) await discardIfEmpty(this.file);
+      throw error;
     } finally {
       if (!db.closed) await db.close();
+    }
+  }
+
+  /**
+   * Runs `fn`, which may create the memory file itself (a dump import); when the file did not
+   * exist before and `fn` fails, the empty file it left is removed.
+   */
+  async creating<T>(fn: () => Promise<T>): Promise<T> {
+    const isNew = !existsSync(this.file);
+    try {
+      return await fn();
+    } catch (error) {
+      if (isNew) await discardIfEmpty(this.file);
+      throw error;
     }
   }
 
@@ -88,10 +109,9 @@ export class CommandContext {
     if (!options.create) {
       const known = (await db.agents()).some((agent) => agent.name === this.agentName);
       if (!known) {
-        throw new HedgehopError(
-          'NOT_FOUND',
-          `no agent named '${this.agentName}' in ${db.path} (see 'hedgehop agents')`,
-        );
+        throw new HedgehopError('NOT_FOUND', `no agent named '${this.agentName}' in ${db.path}`, {
+          remedy: 'list-agents',
+        });
       }
     }
     return db.agent(this.agentName);
@@ -100,9 +120,10 @@ export class CommandContext {
   /** Reads a text argument given as a path, or `-` for standard input; it must be UTF-8. */
   async readText(source: string, what: string): Promise<string> {
     if (source === '-') return this.readStdin(what);
+    const path = existingFile(source, what);
     let bytes: Buffer;
     try {
-      bytes = readFileSync(resolve(source));
+      bytes = readFileSync(path);
     } catch (error) {
       throw new HedgehopError(
         'NOT_FOUND',
@@ -145,4 +166,27 @@ export class CommandContext {
   get paint(): ReturnType<typeof painter> {
     return painter(this.io);
   }
+}
+
+/**
+ * Removes a memory file a refused command created, with its companions, when it holds nothing:
+ * it is opened exclusively first (so a file another process has begun to use is left alone) and
+ * its row counts must all be zero.
+ */
+async function discardIfEmpty(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  let empty = false;
+  try {
+    const db = await openMemory(path, { mode: 'exclusive' });
+    try {
+      const stats = await db.stats();
+      empty = stats.agents <= 1 && Object.values(stats.rows).every((count) => count === 0);
+    } finally {
+      await db.close();
+    }
+  } catch {
+    return; // in use, damaged or not ours: leave it
+  }
+  if (!empty) return;
+  for (const suffix of ['', '-wal', '-shm', '-journal', '-lock']) rmSync(`${path}${suffix}`, { force: true });
 }

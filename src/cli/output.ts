@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { styleText } from 'node:util';
 import { escapeControlCharacters, escapeJsonControls } from '../core/control-characters.js';
-import { HedgehopError, type ErrorCode } from '../core/errors.js';
+import { displayMessage } from '../core/echo.js';
+import { HedgehopError, messageNaming, type ErrorCode } from '../core/errors.js';
+import { cliName } from './cli-name.js';
+import { cliFieldName, cliRemedy } from './error-names.js';
 
 /** Where a command writes, and how. */
 export interface CliIO {
@@ -35,10 +38,9 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
   INVALID_INPUT: 'see --help for the arguments this command takes',
-  NOT_FOUND: "list what exists with 'hedgehop lines' or 'hedgehop stats'",
   LOCKED: 'another process holds the file exclusively; close it or wait',
   BUSY: 'another writer held the file too long; retry, or raise --busy-timeout',
-  CORRUPT: "run 'hedgehop check' and restore from a copy made with 'hedgehop compact'",
+  CORRUPT: `run '${cliName()} check' and restore from a copy made with '${cliName()} compact'`,
   VERSION: 'upgrade hedgehop to open this file',
   LLM_FAILED: 'the verbatim record is kept; derived fields stay pending until a later pass',
   CLOSED: 'the file was closed before the command finished',
@@ -54,13 +56,15 @@ export function exitCodeOf(error: unknown): number {
 /** One line for stderr: the code, the message and a hint. */
 export function errorLine(error: unknown): string {
   if (HedgehopError.isInstance(error)) {
-    const hint = HINTS[error.code];
+    // The remedy fits this error; the code's hint fits every error of its kind.
+    const hint = cliRemedy(error.remedy) ?? HINTS[error.code];
+    const message = messageNaming(error, cliFieldName(error));
     return terminalText(
-      `hedgehop: ${error.code}: ${error.message.replace(/\s+/g, ' ')}${hint ? ` (hint: ${hint})` : ''}`,
+      `hedgehop: ${error.code}: ${displayMessage(message)}${hint ? ` (hint: ${hint})` : ''}`,
     );
   }
   const message = error instanceof Error ? error.message : String(error);
-  return terminalText(`hedgehop: ERROR: ${message.replace(/\s+/g, ' ')}`);
+  return terminalText(`hedgehop: ERROR: ${displayMessage(message)}`);
 }
 
 /**

@@ -12,6 +12,7 @@ import { registerReindex } from './commands/reindex.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerTurn } from './commands/turn.js';
 import { registerServe } from './commands/serve.js';
+import { packageVersion } from '../mcp/package-version.js';
 import { EXIT, errorLine, exitCodeOf, terminalText, type CliIO } from './output.js';
 
 /** Builds the `hedgehop` command tree. */
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
       '--agent <name>',
       'work on this agent of the file (default: the primary agent, or $HEDGEHOP_AGENT)',
     )
+    .version(packageVersion(), '-V, --version', 'print the version of hedgehop')
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .exitOverride()

@@ -177,7 +177,10 @@ export async function loadLocomo(path: string): Promise<LocomoConversation[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new HedgehopError('NOT_FOUND', `LoCoMo data not found at ${path}`, { cause: error });
+    throw new HedgehopError('NOT_FOUND', `LoCoMo data not found at ${path}`, {
+      cause: error,
+      remedy: 'check-path',
+    });
   }
   try {
     return parseLocomo(JSON.parse(text));

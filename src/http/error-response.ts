@@ -1,6 +1,7 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { HedgehopError, type ErrorCode } from '../core/errors.js';
+import { displayMessage } from '../core/echo.js';
+import { HedgehopError, jsonPath, messageNaming, type ErrorCode, type ErrorRemedy } from '../core/errors.js';
 
 /**
  * HTTP status of each `HedgehopError` code. `BUSY` is transient (another process held the
@@ -35,7 +36,11 @@ export const errorBodySchema = z
     error: z.strictObject({
       code: z.string().describe('a HedgehopError code, or UNAUTHORIZED, TOO_LARGE, INTERNAL …'),
       message: z.string(),
-      field: z.string().optional().describe('for INVALID_INPUT: the dotted path of the offending field'),
+      field: z
+        .string()
+        .optional()
+        .describe('for INVALID_INPUT: the offending field, as a path into the request (`layers[0]`)'),
+      hint: z.string().optional().describe('what would fix it, when one thing would'),
     }),
   })
   .meta({ id: 'Error' });
@@ -44,8 +49,50 @@ export const errorBodySchema = z
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** An error body with a code and message. */
-export function errorBody(code: ErrorCode | HttpOnlyCode, message: string, field?: string): ErrorBody {
-  return { error: field === undefined ? { code, message } : { code, message, field } };
+export function errorBody(
+  code: ErrorCode | HttpOnlyCode,
+  message: string,
+  field?: string,
+  hint?: string,
+): ErrorBody {
+  return {
+    error: {
+      code,
+      message,
+      ...(field === undefined ? {} : { field }),
+      ...(hint === undefined ? {} : { hint }),
+    },
+  };
+}
+
+/**
+ * The field an error names, as a place in the request: the route's own checks already say
+ * `body.x`, `query.x` or `params.x`; a field the library names (`options.budgetTokens`) is
+ * named by its path in the JSON sent (`budgetTokens`).
+ */
+function requestField(error: HedgehopError): string | undefined {
+  if (error.field !== undefined && /^(?:body|query|params)(?:\.|$)/u.test(error.field)) return error.field;
+  return jsonPath(error.path);
+}
+
+/** What would fix an error, in the API's words. */
+function endpointRemedy(remedy: ErrorRemedy | undefined): string | undefined {
+  switch (remedy) {
+    case 'create-line':
+      return 'POST /api/agents/{agent}/lines creates the line (or commit a task to it: POST …/lines/{lineId}/tasks)';
+    case 'open-turn':
+      return 'open one with POST /api/agents/{agent}/turn';
+    case 'close-turn':
+      return 'close it with POST /api/agents/{agent}/turn/end';
+    case 'list-nodes':
+      return "GET /api/agents/{agent}/lines/{lineId}/history lists the line's tasks";
+    case 'list-agents':
+      return 'GET /api/agents lists the agents';
+    case 'list-graphs':
+      return 'GET /api/knowledge lists the graphs';
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -56,7 +103,12 @@ export function describeError(error: unknown): { status: ContentfulStatusCode; b
   if (HedgehopError.isInstance(error)) {
     return {
       status: STATUS_BY_CODE[error.code] ?? 500,
-      body: errorBody(error.code, error.message, error.field),
+      body: errorBody(
+        error.code,
+        displayMessage(messageNaming(error, requestField(error))),
+        error.field === undefined ? undefined : (requestField(error) ?? error.field),
+        endpointRemedy(error.remedy),
+      ),
     };
   }
   return { status: 500, body: errorBody('INTERNAL', 'internal error (see the server log)') };

@@ -14,6 +14,7 @@ const optionsSchema = z.strictObject({
   agent: z.string().trim().min(1, 'must not be empty').optional(),
   graph: z.string().trim().min(1, 'must not be empty').default('memory'),
   readOnly: z.boolean().default(false),
+  stateless: z.boolean().default(false),
   onInternalError: z
     .custom<(error: unknown) => void>((value) => typeof value === 'function', 'must be a function')
     .optional(),
@@ -27,6 +28,12 @@ export interface McpServerOptions {
   readonly graph?: string;
   /** Register only tools that read (for a file opened read-only). */
   readonly readOnly?: boolean;
+  /**
+   * True when each call reaches a fresh server (streamable HTTP without sessions, as
+   * {@link createMcpHttpHandler} serves it): the tools then never rely on "the task loaded
+   * last", and their descriptions and answers tell the model to pass the `nodeId` along.
+   */
+  readonly stateless?: boolean;
   /** Called with unexpected (non-hedgehop) errors; the model still gets an `isError` result. */
   readonly onInternalError?: (error: unknown) => void;
 }
@@ -63,6 +70,7 @@ export function createMcpServer(db: MemoryDB, options: McpServerOptions = {}): M
     agent: settings.agent,
     graph: settings.graph,
     writable: !settings.readOnly,
+    stateless: settings.stateless,
     onInternalError: settings.onInternalError ?? (() => undefined),
   });
   registerRadialTools(ctx);

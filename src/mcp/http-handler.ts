@@ -8,7 +8,9 @@ export type McpFetchHandler = (request: Request) => Promise<Response>;
 /**
  * MCP over streamable HTTP, stateless: each request gets its own server and transport, and
  * JSON responses. Nothing needs to live between requests because the memory, including an open
- * turn, lives in the file. Mount it at `/mcp` (the `serve` command does, through the HTTP app's
+ * turn, lives in the file; the tools are told so (`stateless`), so `memory_drill` and
+ * `memory_restore` take the `nodeId` a previous call returned instead of "the task loaded last".
+ * Mount it at `/mcp` (the `serve` command does, through the HTTP app's
  * `mcp` hook).
  *
  * @example
@@ -19,7 +21,7 @@ export type McpFetchHandler = (request: Request) => Promise<Response>;
  */
 export function createMcpHttpHandler(db: MemoryDB, options: McpServerOptions = {}): McpFetchHandler {
   return async (request) => {
-    const server = createMcpServer(db, options);
+    const server = createMcpServer(db, { ...options, stateless: true });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { MemoryServerGraph } from '../api/memory-server-graph.js';
+import type { SkippedRelation } from '../core/model/knowledge.js';
 import type { ToolContext } from './tool-context.js';
 
 /*
@@ -34,6 +35,14 @@ function structured(text: unknown, content: Record<string, unknown>): CallToolRe
   };
 }
 
+function skippedNote(skipped: readonly SkippedRelation[]): string {
+  const lines = skipped.map(
+    (r) =>
+      `'${r.from}' -> '${r.to}' (${r.relationType}): no entity ${r.missingEntities.map((n) => `'${n}'`).join(', ')}`,
+  );
+  return `Not stored, create the missing entities with create_entities first:\n${lines.join('\n')}`;
+}
+
 function done(message: string, details: Record<string, unknown>): CallToolResult {
   return structured(message, { success: true, message, ...details });
 }
@@ -60,14 +69,23 @@ function registerWrites(ctx: ToolContext, graph: () => MemoryServerGraph): void 
     {
       title: 'Create Relations',
       description:
-        'Create new relations between existing entities. Relations should be in active voice; existing ones are skipped.',
+        'Create new relations between existing entities. Relations should be in active voice; existing ones are skipped, and those naming an entity that does not exist are not stored but listed in `skipped`.',
       inputSchema: { relations: z.array(relationSchema) },
-      outputSchema: { relations: z.array(relationSchema) },
+      outputSchema: {
+        relations: z.array(relationSchema),
+        skipped: z.array(relationSchema.extend({ missingEntities: z.array(z.string()) })).optional(),
+      },
     },
     ({ relations }) =>
       ctx.run(async () => {
-        const created = await graph().createRelations(relations);
-        return structured(created, { relations: created });
+        const result = await graph().createRelations(relations);
+        const answer = structured(result.relations, { ...result });
+        if (result.skipped.length === 0) return answer;
+        // The first text stays the reference server's JSON array; the second says what was not stored.
+        return {
+          ...answer,
+          content: [...answer.content, { type: 'text', text: skippedNote(result.skipped) }],
+        };
       }),
   );
   server.registerTool(

@@ -6,6 +6,7 @@ import type { RadialNode } from '../core/model/radial.js';
 import type { ToolContext } from './tool-context.js';
 import { jsonResult, textResult } from './tool-result.js';
 import { DETAIL_LEVEL_NAMES, type DetailLevelName } from '../core/model/levels.js';
+import { echo } from '../core/echo.js';
 
 const levelSchema = z
   .union([z.number().int().min(0).max(4), z.enum(DETAIL_LEVEL_NAMES)])
@@ -49,9 +50,11 @@ function sessionResult(ctx: ToolContext, session: NavigationSession) {
     .filter((c) => c.node.id !== session.node.id)
     .slice(0, 4)
     .map((c) => `${c.node.lineId} #${c.node.position} "${c.node.taskLabel}" ${c.confidence.toFixed(2)}`);
-  const next = session.canDrillDeeper
-    ? 'Call memory_drill for the next level, or memory_restore for the verbatim state.'
-    : 'This is the verbatim full state.';
+  const next = !session.canDrillDeeper
+    ? 'This is the verbatim full state.'
+    : ctx.stateless
+      ? `Call memory_drill with nodeId "${session.node.id}" and level ${session.level} for the next level, or memory_restore with that nodeId for the verbatim state.`
+      : 'Call memory_drill for the next level, or memory_restore for the verbatim state.';
   const head = [
     `${describeNode(session.node)} — confidence ${session.confidence.toFixed(2)}, level ${session.level} (${session.levelName}). ${next}`,
     ...(others.length > 0 ? [`Other candidates: ${others.join('; ')}`] : []),
@@ -75,7 +78,8 @@ async function nodeOf(
   ref: { nodeId?: string | undefined; lineId?: string | undefined; position?: number | undefined },
 ) {
   const radial = (await ctx.agent()).radial;
-  const nodeId = ref.nodeId ?? (ref.lineId === undefined ? ctx.lastLoaded?.nodeId : undefined);
+  const last = ctx.stateless ? undefined : ctx.lastLoaded;
+  const nodeId = ref.nodeId ?? (ref.lineId === undefined ? last?.nodeId : undefined);
   if (nodeId !== undefined) {
     const node = await radial.getNodeById(nodeId);
     if (!node) throw new HedgehopError('NOT_FOUND', `no node with id ${nodeId}`);
@@ -84,7 +88,9 @@ async function nodeOf(
   if (ref.lineId === undefined) {
     throw new HedgehopError(
       'INVALID_INPUT',
-      'give nodeId, or lineId (and position); nothing was loaded yet',
+      ctx.stateless
+        ? 'nodeId: give the nodeId that memory_navigate or memory_load returned (or lineId and position); this server keeps nothing between calls'
+        : 'nodeId: give nodeId, or lineId (and position); nothing was loaded yet',
       { field: 'nodeId' },
     );
   }
@@ -142,8 +148,7 @@ function registerNavigation(ctx: ToolContext): void {
     'memory_navigate',
     {
       title: 'Navigate to a task',
-      description:
-        'Finds the completed task that best answers a question (any language) and returns it at a brief level, with its confidence (0..1) and the other ranked candidates. Returns an error result when nothing matches well enough. Follow up with memory_drill (more detail) or memory_restore (the verbatim saved state).',
+      description: `Finds the completed task that best answers a question (any language) and returns it at a brief level, with its confidence (0..1) and the other ranked candidates. Returns an error result when nothing matches well enough. Follow up with memory_drill (more detail) or memory_restore (the verbatim saved state)${ctx.stateless ? ', passing the nodeId this tool returns (this server keeps nothing between calls)' : ''}.`,
       inputSchema: {
         query: z.string().describe('A question or keywords, e.g. "how do refresh tokens work?"'),
         lineId: z.string().optional().describe('Search only this line.'),
@@ -169,7 +174,7 @@ function registerNavigation(ctx: ToolContext): void {
         if (!session)
           throw new HedgehopError(
             'NOT_FOUND',
-            `no task matches "${query}" well enough; try memory_recall, or other words`,
+            `no task matches "${echo(query)}" well enough; try memory_recall, or other words`,
           );
         return sessionResult(ctx, session);
       }),
@@ -200,8 +205,9 @@ function registerNavigation(ctx: ToolContext): void {
     'memory_drill',
     {
       title: 'Drill deeper',
-      description:
-        'Shows a task one detail level deeper than before (brief → summary → detailed → full). Without arguments it continues from the task loaded last by memory_navigate, memory_load or memory_drill.',
+      description: ctx.stateless
+        ? 'Shows a task one detail level deeper (brief → summary → detailed → full). Give the nodeId that memory_navigate or memory_load returned (or lineId and position) and the level you have; this server keeps nothing between calls.'
+        : 'Shows a task one detail level deeper than before (brief → summary → detailed → full). Without arguments it continues from the task loaded last by memory_navigate, memory_load or memory_drill.',
       inputSchema: {
         ...nodeRefShape,
         level: levelSchema
@@ -229,8 +235,7 @@ function registerNavigation(ctx: ToolContext): void {
     'memory_restore',
     {
       title: 'Restore full state',
-      description:
-        'Returns the verbatim full context saved when a task was committed, byte for byte and nothing else. Without arguments: the task loaded last.',
+      description: `Returns the verbatim full context saved when a task was committed, byte for byte and nothing else. ${ctx.stateless ? 'Give the nodeId a previous call returned (or lineId and position).' : 'Without arguments: the task loaded last.'}`,
       inputSchema: nodeRefShape,
       annotations: { readOnlyHint: true },
     },

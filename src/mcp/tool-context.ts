@@ -10,6 +10,8 @@ export interface ToolContext {
   readonly db: MemoryDB;
   /** False when the server may not write (tools that write are then not registered). */
   readonly writable: boolean;
+  /** True when every call gets a fresh server, so nothing (such as `lastLoaded`) lasts between calls. */
+  readonly stateless: boolean;
   /** The memory-server graph label of the drop-in tools. */
   readonly graph: string;
   /** The agent the tools work on (created on first use when named). */
@@ -37,6 +39,7 @@ export function toolContext(
     agent: string | undefined;
     graph: string;
     writable: boolean;
+    stateless?: boolean;
     onInternalError: (error: unknown) => void;
   },
 ): ToolContext {
@@ -54,6 +57,7 @@ export function toolContext(
     server,
     db,
     writable: settings.writable,
+    stateless: settings.stateless === true,
     graph: settings.graph,
     agent: () => (settings.agent === undefined ? Promise.resolve(db.primary()) : db.agent(settings.agent)),
     run,

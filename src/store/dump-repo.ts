@@ -17,6 +17,7 @@
 
 import * as sqliteVec from 'sqlite-vec';
 import { HedgehopError, invalidInput } from '../core/errors.js';
+import { echo } from '../core/echo.js';
 import { segmentCjk } from '../core/text.js';
 import { archiveIndexText, topicIndexText } from './conversation-rows.js';
 import { type ArchiveKind, type UtteranceRole } from '../core/model/conversation.js';
@@ -282,7 +283,7 @@ function parseJsonLine(text: string, line: number): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw invalidInput(`line ${line}`, `is not valid JSON: ${text.slice(0, MAX_REPORTED_LINE)}`);
+    throw invalidInput(`line ${line}`, `is not valid JSON: ${echo(text, MAX_REPORTED_LINE)}`);
   }
 }
 

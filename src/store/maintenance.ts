@@ -22,7 +22,10 @@ export interface FileStats {
 /** The result of `check()` on a healthy file. */
 export interface CheckReport {
   readonly ok: true;
+  /** The checks that ran and passed. */
   readonly checked: readonly string[];
+  /** The checks that could not run on this connection, and why (e.g. read-only). */
+  readonly skipped: readonly { readonly check: string; readonly reason: string }[];
 }
 
 const COUNTED_TABLES: Readonly<Record<string, string>> = {
@@ -75,6 +78,7 @@ export function fileStats(engine: Engine): FileStats {
 export function checkFile(engine: Engine): CheckReport {
   const problems: string[] = [];
   const checked: string[] = [];
+  const skipped: { check: string; reason: string }[] = [];
   const attempt = (name: string, fn: () => void): void => {
     try {
       fn();
@@ -113,11 +117,16 @@ export function checkFile(engine: Engine): CheckReport {
     attempt('fts_integrity', () => {
       engine.exec('check', "INSERT INTO search_fts(search_fts, rank) VALUES ('integrity-check', 1)");
     });
+  } else {
+    skipped.push({
+      check: 'fts_integrity',
+      reason: 'the file is open read-only, and the recall index checks itself through a write statement',
+    });
   }
   if (problems.length > 0) {
     throw new HedgehopError('CORRUPT', `${engine.path} failed its integrity check: ${problems.join(' | ')}`);
   }
-  return { ok: true, checked };
+  return { ok: true, checked, skipped };
 }
 
 /** Moves the WAL's content into the main file. */

@@ -11,12 +11,13 @@ export function readOpenTurn(engine: Engine, agentId: number): RawTopic | undefi
 }
 
 /** The refusal every turn write gives when the agent has no open turn. */
-export function noOpenTurn(what: string): HedgehopError {
-  return new HedgehopError(
-    'INVALID_INPUT',
-    `${what}: no turn is open for this agent (search() opens one; update() closed the last)`,
-    { field: 'turn' },
-  );
+export function noOpenTurn(_what: string): HedgehopError {
+  // No call name in the message: each surface words the remedy (open a turn) its own way.
+  return new HedgehopError('INVALID_INPUT', 'turn: no turn is open for this agent', {
+    field: 'turn',
+    path: [],
+    remedy: 'open-turn',
+  });
 }
 
 /** The agent's open turn, or the {@link noOpenTurn} refusal. Call inside a transaction. */

@@ -631,7 +631,8 @@ export class RadialRepo {
 }
 
 function lineNotFound(lineId: string): HedgehopError {
-  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create it with createLine first)`, {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}'`, {
     field: 'lineId',
+    remedy: 'create-line',
   });
 }

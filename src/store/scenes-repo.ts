@@ -113,10 +113,13 @@ export class ScenesRepo {
   }
 
   #resume(request: OpenTurnRequest, open: RawTopic): OpenedTurn {
-    const where = `turn ${open.id} is still open in scene ${open.scene_id}; close it with update() first`;
-    if (request.newScene) throw new HedgehopError('CONFLICT', `search: cannot start a new scene: ${where}`);
+    const where = `turn ${open.id} is still open in scene ${open.scene_id}`;
+    if (request.newScene)
+      throw new HedgehopError('CONFLICT', `cannot start a new scene: ${where}`, { remedy: 'close-turn' });
     if (request.sceneId !== undefined && request.sceneId !== open.scene_id) {
-      throw new HedgehopError('CONFLICT', `search: cannot switch to scene ${request.sceneId}: ${where}`);
+      throw new HedgehopError('CONFLICT', `cannot switch to scene ${request.sceneId}: ${where}`, {
+        remedy: 'close-turn',
+      });
     }
     this.#refuseCreationFields(request);
     // A resumed turn writes nothing (the current scene already is the turn's, unless a merge moved it).

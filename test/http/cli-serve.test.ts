@@ -86,7 +86,7 @@ describe.skipIf(!built)('hedgehop serve (built CLI, child process)', () => {
     await db.close();
     const run = serve(['--file', path, '--host', '0.0.0.0', '--port', '0']);
     expect(await run.exited).toBe(1);
-    expect(run.output().stderr).toMatch(/INVALID_INPUT: token: binding 0\.0\.0\.0/);
+    expect(run.output().stderr).toMatch(/INVALID_INPUT: --token: binding 0\.0\.0\.0/);
   });
 
   it('takes the token from HEDGEHOP_TOKEN', async () => {

@@ -40,18 +40,30 @@ describe('the MCP memory server tools', () => {
     expect(graph.entities[0]?.observations).toEqual(['writes Rust', 'lives in Lyon']);
   });
 
-  it('create_relations refuses unknown entities, writes nothing then, and returns only new relations', async () => {
+  it('create_relations stores those between entities, skips those naming a missing one, and returns only new relations', async () => {
     const { memory, path } = await seeded();
     const digest = fileDigest(path);
-    const error = await rejection(
-      memory.createRelations([
-        { from: 'Ada', to: 'Bob', relationType: 'admires' },
-        { from: 'Ada', to: 'Zed', relationType: 'knows' },
-      ]),
-    );
-    expect(error.code).toBe('NOT_FOUND');
-    expect(error.message).toBe('Entity with name Zed not found');
+    const onlyDangling = await memory.createRelations([
+      { from: 'Zed', to: 'Bob', relationType: 'admires' },
+      { from: 'Ada', to: 'Zed', relationType: 'knows' },
+      { from: 'Yan', to: 'Zed', relationType: 'knows' },
+    ]);
+    expect(onlyDangling).toEqual({
+      relations: [],
+      skipped: [
+        { from: 'Zed', to: 'Bob', relationType: 'admires', missingEntities: ['Zed'] },
+        { from: 'Ada', to: 'Zed', relationType: 'knows', missingEntities: ['Zed'] },
+        { from: 'Yan', to: 'Zed', relationType: 'knows', missingEntities: ['Yan', 'Zed'] },
+      ],
+    });
     expect(fileDigest(path)).toBe(digest);
+    const mixed = await memory.createRelations([
+      { from: 'Ada', to: 'Bob', relationType: 'admires' },
+      { from: 'Ada', to: 'Zed', relationType: 'knows' },
+    ]);
+    expect(mixed.relations).toEqual([{ from: 'Ada', to: 'Bob', relationType: 'admires' }]);
+    expect(mixed.skipped.map((r) => r.to)).toEqual(['Zed']);
+    expect((await memory.readGraph()).relations).toHaveLength(4);
     const created = await memory.createRelations([
       { from: 'Ada', to: 'Acme', relationType: 'works at' },
       { from: 'Acme', to: 'Ada', relationType: 'works at' },
@@ -59,12 +71,15 @@ describe('the MCP memory server tools', () => {
       { from: 'Ada', to: 'Acme', relationType: 'founded' },
       { from: 'Ada', to: 'Ada', relationType: 'is' },
     ]);
-    expect(created).toEqual([
-      { from: 'Acme', to: 'Ada', relationType: 'works at' },
-      { from: 'Ada', to: 'Acme', relationType: 'founded' },
-      { from: 'Ada', to: 'Ada', relationType: 'is' },
-    ]);
-    expect((await memory.readGraph()).relations).toHaveLength(6);
+    expect(created).toEqual({
+      relations: [
+        { from: 'Acme', to: 'Ada', relationType: 'works at' },
+        { from: 'Ada', to: 'Acme', relationType: 'founded' },
+        { from: 'Ada', to: 'Ada', relationType: 'is' },
+      ],
+      skipped: [],
+    });
+    expect((await memory.readGraph()).relations).toHaveLength(7);
   });
 
   it('add_observations returns what was new; an unknown entity refuses the whole call', async () => {

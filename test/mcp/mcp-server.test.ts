@@ -285,7 +285,6 @@ describe('MCP server (in memory)', () => {
       ['memory_turn_end', { input: 'no turn open' }],
       ['memory_profile_update', { preferences: 'vim' }],
       ['create_entities', { entities: [{ name: 'A' }] }],
-      ['create_relations', { relations: [{ from: 'A', to: 'B', relationType: 'knows' }] }],
       ['add_observations', { observations: [{ entityName: 'Ghost', contents: ['boo'] }] }],
       ['open_nodes', { names: 'A' }],
       ['knowledge_subgraph', { nodeIds: ['kn_missing'] }],
@@ -296,6 +295,14 @@ describe('MCP server (in memory)', () => {
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(text(result).length).toBeGreaterThan(5);
     }
+    const dangling = await c.call('create_relations', {
+      relations: [{ from: 'A', to: 'B', relationType: 'knows' }],
+    });
+    expect(dangling.isError).toBeFalsy();
+    expect(dangling.structuredContent).toMatchObject({
+      relations: [],
+      skipped: [{ missingEntities: ['A', 'B'] }],
+    });
     await c.db.checkpoint();
     expect(fileDigest(c.path)).toBe(before);
   });

@@ -9,6 +9,7 @@ import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { RecallResult } from '../../core/model/recall.js';
 import { clip, type RunCommand } from '../arguments.js';
+import { cliName } from '../cli-name.js';
 import { CommandContext, type GlobalOptions } from '../command-context.js';
 import type { CliIO } from '../output.js';
 import {
@@ -143,12 +144,15 @@ const shellQuote = (path: string): string =>
 
 function nextSteps(path: string): string[] {
   const file = shellQuote(path);
+  // The form that runs where the user is (`npx hedgehop` after the README's `npm install`).
+  const hop = cliName();
   return [
-    `hedgehop serve --file ${file}`,
-    `hedgehop navigate "how are invoices numbered?" --file ${file}`,
-    `hedgehop recall "why did the staging deploy fail?" --budget 500 --file ${file}`,
-    `hedgehop history auth --file ${file}`,
-    `hedgehop mcp --file ${file}`,
+    `${hop} serve --file ${file}`,
+    `${hop} navigate "how are invoices numbered?" --file ${file}`,
+    `${hop} recall "why did the staging deploy fail?" --budget 500 --file ${file}`,
+    `${hop} history auth --file ${file}`,
+    `${hop} dream history --file ${file}`,
+    `${hop} mcp --file ${file}`,
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { MemoryDB } from '../../api/memory-db.js';
+import { echo } from '../../core/echo.js';
 import { HedgehopError } from '../../core/errors.js';
 import type {
   KnowledgeBatch,
@@ -19,10 +20,9 @@ export async function findGraph(db: MemoryDB, idOrLabel: string): Promise<Knowle
   const graphs = await db.knowledge.list();
   const graph = graphs.find((g) => g.id === idOrLabel) ?? graphs.find((g) => g.label === idOrLabel);
   if (!graph)
-    throw new HedgehopError(
-      'NOT_FOUND',
-      `no knowledge graph with id or label '${idOrLabel}' (see 'hedgehop kg list')`,
-    );
+    throw new HedgehopError('NOT_FOUND', `no knowledge graph with id or label '${echo(idOrLabel)}'`, {
+      remedy: 'list-graphs',
+    });
   return graph;
 }
 
@@ -80,7 +80,7 @@ function registerImport(kg: Command, io: CliIO, run: RunCommand): void {
     .action((path: string, options: ImportOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
-        const text = await ctx.readText(path, 'file');
+        const text = await ctx.readText(path, '<file>');
         const progress = ctx.progress('kg import');
         const settings = {
           mode: options.mode as KnowledgeImportMode,

@@ -42,7 +42,12 @@ export function registerMaintenance(
       run(async () => {
         const ctx = CommandContext.from(io, command);
         const report = await ctx.withMemory((db) => db.check());
-        ctx.output(report, () => `ok: ${report.checked.join(', ')}`);
+        ctx.output(report, () =>
+          [
+            `ok: ${report.checked.join(', ')}`,
+            ...report.skipped.map((skip) => `skipped ${skip.check}: ${skip.reason}`),
+          ].join('\n'),
+        );
       }),
     );
 

@@ -58,6 +58,9 @@ export function registerMcp(program: Command, io: CliIO, run: RunCommand): void 
         const stop = stopOnSignals();
         const db = await ctx.open({ mode: 'shared', readOnly, create: !readOnly });
         try {
+          // A read-only server cannot create the agent it is to serve: refuse now (NOT_FOUND,
+          // exit 2) rather than start and fail every tool call.
+          if (readOnly) await ctx.agent(db);
           const log = (line: string): void => void io.stderr.write(`${terminalText(line)}\n`);
           log(`hedgehop mcp: serving ${ctx.file} on stdio`);
           const { reason } = await serveStdio(db, {

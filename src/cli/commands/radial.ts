@@ -7,6 +7,7 @@ import type { RadialNode } from '../../core/model/radial.js';
 import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import { terminalText, type CliIO } from '../output.js';
+import { echo } from '../../core/echo.js';
 
 /** A candidate as the CLI shows it. */
 function candidateView(candidate: NavigationCandidate) {
@@ -129,7 +130,7 @@ function fileChange(spec: string): { path: string; changeType: string; diffSumma
 }
 
 async function commitContext(ctx: CommandContext, options: CommitOptions): Promise<string> {
-  if (options.context !== undefined) return ctx.readText(options.context, 'context');
+  if (options.context !== undefined) return ctx.readText(options.context, '--context');
   if (ctx.stdinPiped) return ctx.readStdin('context');
   throw new HedgehopError(
     'INVALID_INPUT',
@@ -225,7 +226,7 @@ function registerNavigate(program: Command, io: CliIO, run: RunCommand): void {
         const view = await ctx.withMemory(async (db) => {
           const session = await (await ctx.agent(db)).radial.navigate(query, navigateOptions);
           if (!session)
-            throw new HedgehopError('NOT_FOUND', `navigate: no task matches "${query}" well enough`);
+            throw new HedgehopError('NOT_FOUND', `navigate: no task matches "${echo(query)}" well enough`);
           return sessionView(session, query);
         });
         ctx.output(view, () =>
@@ -266,7 +267,8 @@ async function loadResult(
       if (result.status === 'not_found') {
         throw new HedgehopError(
           'NOT_FOUND',
-          `load: no node at position ${position} of line '${options.line}'`,
+          `--position: no task at position ${position} of line '${options.line}'`,
+          { remedy: 'list-nodes' },
         );
       }
       return withFullState(result, options);
@@ -280,7 +282,7 @@ async function loadResult(
       }),
     );
     if (result.status === 'not_found')
-      throw new HedgehopError('NOT_FOUND', `load: no task matches "${query}" well enough`);
+      throw new HedgehopError('NOT_FOUND', `load: no task matches "${echo(query)}" well enough`);
     return withFullState(result, options);
   });
 }

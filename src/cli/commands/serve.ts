@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { HedgehopError } from '../../core/errors.js';
 import { DEFAULT_PORT, startServer } from '../../http/start-server.js';
 import { createMcpHttpHandler } from '../../mcp/http-handler.js';
+import { wholeNumber } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import { terminalText, type CliIO } from '../output.js';
 
@@ -14,15 +14,6 @@ interface ServeOptions {
   readonly cors?: string[];
   readonly bodyLimit?: string;
   readonly mcp: boolean;
-}
-
-function wholeNumber(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) {
-    throw new HedgehopError('INVALID_INPUT', `--${name}: must be a whole number`, { field: name });
-  }
-  return number;
 }
 
 /** Resolves when the process is asked to stop (Ctrl-C or a service manager's TERM). */

@@ -11,6 +11,7 @@ import { decodeUtf8 } from '../../core/utf8.js';
 import type { KnowledgeImportMode } from '../../core/model/knowledge.js';
 import { defined, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
+import { existingFile, writableTarget } from '../file-arguments.js';
 import type { CliIO } from '../output.js';
 import { detectFormat, parseFormat, type TransferFormat } from './transfer-formats.js';
 
@@ -64,10 +65,12 @@ interface ImportCliOptions {
 
 async function importDumpFile(ctx: CommandContext, path: string, text: string | undefined): Promise<object> {
   const progress = ctx.progress('import');
-  const report = await importDump(ctx.file, text === undefined ? fileLines(resolve(path)) : dumpLines(text), {
-    ...(ctx.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: ctx.busyTimeoutMs }),
-    onProgress: (done, total) => progress.update(done, total),
-  });
+  const report = await ctx.creating(() =>
+    importDump(ctx.file, text === undefined ? fileLines(resolve(path)) : dumpLines(text), {
+      ...(ctx.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: ctx.busyTimeoutMs }),
+      onProgress: (done, total) => progress.update(done, total),
+    }),
+  );
   progress.finish();
   return { format: 'jsonl', ...report };
 }
@@ -106,8 +109,33 @@ function describeImport(report: Record<string, unknown>): string {
     case 'hedgehog':
       return `imported ${String(report.lines)} lines and ${String(report.nodes)} nodes (project "${String(report.projectName)}")`;
     default:
-      return `imported ${(report.created as unknown[]).length} entities and ${String(report.edgesCreated)} relations into graph ${String(report.graphId)}`;
+      return describeMemoryServerImport(report);
   }
+}
+
+/** How many of a thing, with the noun in the singular for one. */
+function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
+/** At most this many skipped relations are listed one by one in the human output. */
+const LISTED_SKIPS = 10;
+
+function describeMemoryServerImport(report: Record<string, unknown>): string {
+  const created = (report.created as unknown[]).length;
+  const skipped = (report.skippedRelations as string[] | undefined) ?? [];
+  const lines = [
+    `imported ${count(created, 'entity', 'entities')} and ${count(Number(report.edgesCreated), 'relation')} into graph ${String(report.graphId)}`,
+  ];
+  if (skipped.length > 0) {
+    lines.push(
+      `skipped ${count(skipped.length, 'relation')} naming an entity found neither in the file nor in the graph:`,
+    );
+    lines.push(...skipped.slice(0, LISTED_SKIPS).map((line) => `  ${line}`));
+    if (skipped.length > LISTED_SKIPS)
+      lines.push(`  … and ${skipped.length - LISTED_SKIPS} more (--json lists them all)`);
+  }
+  return lines.join('\n');
 }
 
 function registerImport(program: Command, io: CliIO, run: RunCommand): void {
@@ -123,17 +151,16 @@ function registerImport(program: Command, io: CliIO, run: RunCommand): void {
     .action((path: string, options: ImportCliOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
-        if (path !== '-' && !existsSync(resolve(path)))
-          throw new HedgehopError('NOT_FOUND', `${resolve(path)} does not exist`);
-        const text = path === '-' ? await ctx.readStdin('path') : undefined;
+        const file = path === '-' ? undefined : existingFile(path, '<path>');
+        const text = file === undefined ? await ctx.readStdin('<path>') : undefined;
         const format =
           options.format === undefined
-            ? detectFormat(text ?? head(resolve(path)))
+            ? detectFormat(text ?? head(file ?? path))
             : parseFormat(options.format);
         const report =
           format === 'jsonl'
             ? await importDumpFile(ctx, path, text)
-            : await importInto(ctx, format, text ?? (await ctx.readText(path, 'path')), options);
+            : await importInto(ctx, format, text ?? (await ctx.readText(path, '<path>')), options);
         ctx.output(report, () => describeImport(report as Record<string, unknown>));
       }),
     );
@@ -144,6 +171,12 @@ interface ExportCliOptions {
   readonly out?: string;
   readonly force?: boolean;
   readonly graph?: string;
+}
+
+/** The system error code (`EACCES`, `ENOSPC` …) of a failed file operation, or its message. */
+function errorCodeOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : String(error);
 }
 
 /** Where export text goes: a file written whole then renamed into place, or stdout. */
@@ -160,7 +193,7 @@ class ExportSink {
     this.#io = io;
     this.#collect = collect;
     if (out === undefined) return;
-    this.#target = resolve(out);
+    this.#target = writableTarget(out, '--out');
     if (existsSync(this.#target) && !force) {
       throw new HedgehopError('INVALID_INPUT', `--out: ${this.#target} exists (pass --force to replace it)`, {
         field: 'out',
@@ -170,12 +203,9 @@ class ExportSink {
     try {
       this.#fd = openSync(this.#temp, 'w');
     } catch (error) {
-      // Typed, and naming the path asked for (not the temporary one written first).
-      throw new HedgehopError(
-        'INVALID_INPUT',
-        `--out: cannot create ${this.#target.slice(0, 200)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        { field: 'out', cause: error },
-      );
+      throw new HedgehopError('IO', `--out: cannot write ${this.#target} (${errorCodeOf(error)})`, {
+        cause: error,
+      });
     }
   }
 

@@ -311,7 +311,8 @@ export const archiveInputSchema = z
     eventType: z.string().trim().min(1, 'must not be empty').optional(),
     planStep: ordinalSchema.optional(),
     content: z.string().min(1, 'must not be empty'),
-    createdAt: timestampSchema,
+    /** Default: now, by the memory's clock. */
+    createdAt: timestampSchema.optional(),
     seq: ordinalSchema.optional(),
   })
   .check((ctx) => {
@@ -467,7 +468,8 @@ export const turnEndSchema = z
     input: utteranceText.optional(),
     output: utteranceText.optional(),
     outcome: z.string().optional(),
-    createdAt: timestampSchema,
+    /** Default: now, by the memory's clock. */
+    createdAt: timestampSchema.optional(),
   })
   .check((ctx) => {
     const end = ctx.value;

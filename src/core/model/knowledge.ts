@@ -473,6 +473,17 @@ export interface MemoryServerSnapshot {
   readonly relations: readonly MemoryServerRelation[];
 }
 
+/** A relation `create_relations` did not store, and the names it uses that are no entity. */
+export interface SkippedRelation extends MemoryServerRelation {
+  readonly missingEntities: readonly string[];
+}
+
+/** What `create_relations` did: the relations that were new, and those naming a missing entity. */
+export interface CreateRelationsResult {
+  readonly relations: MemoryServerRelation[];
+  readonly skipped: SkippedRelation[];
+}
+
 /** What importing a memory-server JSONL file did. */
 export interface MemoryServerImportReport extends KnowledgeImportReport {
   /** Entity and relation lines read. */

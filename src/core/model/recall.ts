@@ -149,3 +149,11 @@ export interface SearchHit {
 
 /** How much of one item the assembled context shows. */
 export type ContextLevel = Exclude<DetailLevelName, 'origin'>;
+
+/** The longest query text recall and navigation take, on every surface. */
+export const MAX_QUERY_CHARS = 100_000;
+
+/** A query text: a string of at most {@link MAX_QUERY_CHARS} characters. */
+export const queryTextSchema = z
+  .string({ error: 'must be a string' })
+  .max(MAX_QUERY_CHARS, `at most ${MAX_QUERY_CHARS} characters`);

@@ -26,7 +26,13 @@ const agentInfoSchema = z
   })
   .meta({ id: 'AgentInfo' });
 
-const checkReportSchema = z.object({ ok: z.literal(true), checked: z.array(z.string()) });
+const checkReportSchema = z.object({
+  ok: z.literal(true),
+  checked: z.array(z.string()).describe('the checks that ran and passed'),
+  skipped: z
+    .array(z.object({ check: z.string(), reason: z.string() }))
+    .describe('the checks that could not run here (under --read-only: the recall index check)'),
+});
 
 const dataVersionSchema = z.object({
   dataVersion: z.number().int().describe('changes whenever another connection commits to the file'),

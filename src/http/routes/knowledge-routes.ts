@@ -1,10 +1,35 @@
 import { z } from 'zod';
-import { batchSchema, KNOWLEDGE_EDGE_KINDS } from '../../core/model/knowledge.js';
+import type { MemoryDB } from '../../api/memory-db.js';
+import { echo } from '../../core/echo.js';
+import { HedgehopError } from '../../core/errors.js';
+import {
+  batchSchema,
+  KNOWLEDGE_EDGE_KINDS,
+  KNOWLEDGE_LIMITS,
+  type KnowledgeGraph,
+} from '../../core/model/knowledge.js';
 import { defineRoute, type Route } from '../route.js';
 import { queryInt } from './common.js';
 
 const graphIdSchema = z.string().min(1, 'must not be empty').max(64, 'is not a knowledge id');
-const graphParams = z.strictObject({ graphId: graphIdSchema.describe('knowledge graph id') });
+const graphParams = z.strictObject({
+  graph: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(KNOWLEDGE_LIMITS.labelChars, `at most ${KNOWLEDGE_LIMITS.labelChars} characters`)
+    .describe('knowledge graph id or label (as `hedgehop kg get` takes)'),
+});
+
+/** The graph with this id, else the one with this label (the CLI's rule), else `NOT_FOUND`. */
+async function graphByIdOrLabel(db: MemoryDB, idOrLabel: string): Promise<KnowledgeGraph> {
+  const graphs = await db.knowledge.list();
+  const info = graphs.find((g) => g.id === idOrLabel) ?? graphs.find((g) => g.label === idOrLabel);
+  if (info === undefined)
+    throw new HedgehopError('NOT_FOUND', `graph: no knowledge graph with id or label '${echo(idOrLabel)}'`, {
+      remedy: 'list-graphs',
+    });
+  return db.knowledge.getOrThrow(info.id);
+}
 
 const graphInfoSchema = z
   .object({
@@ -98,13 +123,13 @@ export function knowledgeRoutes(): Route[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/api/knowledge/{graphId}',
+      path: '/api/knowledge/{graph}',
       summary: 'A whole graph: its info, and every node and edge',
       tag: 'knowledge',
       write: false,
       params: graphParams,
       response: graphSchema,
-      handler: ({ db, params }) => db.knowledge.getOrThrow(params.graphId),
+      handler: ({ db, params }) => graphByIdOrLabel(db, params.graph),
     }),
     defineRoute({
       method: 'post',

@@ -5,6 +5,7 @@ import { HedgehopError } from '../../core/errors.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, agentParamsSchema, existingAgent, queryInt } from './common.js';
 import { DETAIL_LEVEL_NAMES } from '../../core/model/levels.js';
+import { MAX_QUERY_CHARS } from '../../core/model/recall.js';
 
 const levelSchema = z
   .union([z.enum(DETAIL_LEVEL_NAMES), z.coerce.number().int().min(0).max(4)])
@@ -107,7 +108,7 @@ const sessionSchema = z
   .meta({ id: 'NavigationSession' });
 
 const navigateBodySchema = z.strictObject({
-  query: z.string().min(1).max(10_000),
+  query: z.string().min(1, 'must not be empty').max(MAX_QUERY_CHARS, `at most ${MAX_QUERY_CHARS} characters`),
   lineId: z.string().min(1).optional(),
   initialLevel: z.union([z.enum(DETAIL_LEVEL_NAMES), z.number().int().min(0).max(4)]).optional(),
   confidenceThreshold: z.number().min(0).max(1).optional(),

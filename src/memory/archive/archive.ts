@@ -24,7 +24,7 @@ const manySchema = z
     `at most ${CONVERSATION_LIMITS.batchRecords} records per call (split the batch)`,
   );
 
-function toWrite(record: z.output<typeof archiveInputSchema>): ArchiveWrite {
+function toWrite(record: z.output<typeof archiveInputSchema>, now: number): ArchiveWrite {
   return {
     kind: record.kind,
     role: record.kind === 'utterance' ? (record.role ?? 'user') : undefined,
@@ -33,7 +33,7 @@ function toWrite(record: z.output<typeof archiveInputSchema>): ArchiveWrite {
     eventType: record.eventType,
     planStep: record.planStep,
     content: record.content,
-    createdAt: record.createdAt,
+    createdAt: record.createdAt ?? now,
     seq: record.seq,
   };
 }
@@ -47,7 +47,7 @@ export function appendArchive(context: MemoryContext, record: unknown): ArchiveS
   const parsed = parseInput(archiveInputSchema, record, 'appendArchive');
   return context.store.conversation.archive.append(
     context.agentId,
-    [toWrite(parsed)],
+    [toWrite(parsed, context.clock.now())],
     'appendArchive',
   )[0] as ArchiveSlot;
 }
@@ -58,7 +58,12 @@ export function appendArchive(context: MemoryContext, record: unknown): ArchiveS
  */
 export function appendArchiveMany(context: MemoryContext, records: unknown): ArchiveSlot[] {
   const parsed = parseInput(manySchema, records, 'appendArchiveMany');
-  return context.store.conversation.archive.append(context.agentId, parsed.map(toWrite), 'appendArchiveMany');
+  const now = context.clock.now();
+  return context.store.conversation.archive.append(
+    context.agentId,
+    parsed.map((one) => toWrite(one, now)),
+    'appendArchiveMany',
+  );
 }
 
 /**

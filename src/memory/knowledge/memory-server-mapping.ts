@@ -14,6 +14,8 @@ import type {
   MemoryServerRelation,
   MemoryServerSnapshot,
   MemoryServerImportReport,
+  CreateRelationsResult,
+  SkippedRelation,
 } from '../../core/model/knowledge.js';
 
 /** The relation type an edge reads as. */
@@ -123,7 +125,7 @@ export class MemoryServerMapping {
     return new Map(nodes.map((node) => [node.title, node]));
   }
 
-  /** `create_entities`: creates entities whose name is new; returns those created. */
+  /** `create_entities`: creates entities whose name is new; returns those created, as stored. */
   async createEntities(entities: readonly MemoryServerEntity[]): Promise<MemoryServerEntity[]> {
     const firsts = new Map<string, MemoryServerEntity>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
@@ -135,27 +137,42 @@ export class MemoryServerMapping {
     }));
     const report = await this.#graphs.import({ graph: this.#label, nodes }, TOOL_IMPORT);
     const created = new Set(report.created);
-    return [...firsts.values()].filter((entity) => created.has(nodeIdFor(report.graphId, entity.name)));
+    const names = [...firsts.keys()].filter((name) => created.has(nodeIdFor(report.graphId, name)));
+    // What was stored, not what was asked: observations are kept once each.
+    const stored = this.#nodesNamed(report.graphId, names);
+    return names.flatMap((name) => {
+      const node = stored.get(name);
+      return node === undefined ? [] : [entityOf(node)];
+    });
   }
 
   /**
-   * `create_relations`: every `from` and `to` must name an entity (else `NOT_FOUND`, nothing
-   * written); returns the relations that were new.
+   * `create_relations`: stores the relations whose `from` and `to` both name an entity and
+   * reports the others in `skipped` (an edge needs its two nodes; the batch is never refused for
+   * them); `relations` holds the ones that were new.
    */
-  async createRelations(relations: readonly MemoryServerRelation[]): Promise<MemoryServerRelation[]> {
-    if (relations.length === 0) return [];
+  async createRelations(relations: readonly MemoryServerRelation[]): Promise<CreateRelationsResult> {
+    if (relations.length === 0) return { relations: [], skipped: [] };
     const graphId = this.#graphId();
     const names = unionInOrder(relations.flatMap((relation) => [relation.from, relation.to]));
     const held = graphId === undefined ? new Map<string, KnowledgeNode>() : this.#nodesNamed(graphId, names);
-    const missing = names.find((name) => !held.has(name));
-    if (missing !== undefined) throw notFound(`Entity with name ${missing} not found`);
-    const distinct = distinctRelations(relations);
+    const skipped: SkippedRelation[] = [];
+    const valid: MemoryServerRelation[] = [];
+    for (const relation of distinctRelations(relations)) {
+      const missing = [relation.from, relation.to].filter((name) => !held.has(name));
+      if (missing.length === 0) valid.push(relation);
+      else skipped.push({ ...relation, missingEntities: unionInOrder(missing) });
+    }
+    if (valid.length === 0) return { relations: [], skipped };
     const { report, createdEdges } = await this.#graphs.importDetailed(
-      { graph: this.#label, edges: distinct.map(edgeInputOf) },
+      { graph: this.#label, edges: valid.map(edgeInputOf) },
       TOOL_IMPORT,
     );
     const created = new Set(createdEdges);
-    return distinct.filter((relation) => created.has(relationEdgeId(report.graphId, relation)));
+    return {
+      relations: valid.filter((relation) => created.has(relationEdgeId(report.graphId, relation))),
+      skipped,
+    };
   }
 
   /**

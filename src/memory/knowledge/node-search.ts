@@ -1,3 +1,4 @@
+import { queryTerms } from '../../recall/query.js';
 import { searchIndexSync } from '../../recall/search.js';
 import type { Store } from '../../store/store.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
@@ -81,7 +82,9 @@ export function rankNodes(
         .map((node) => ({ node, score: 0 }));
     }
     const lowered = query.toLowerCase();
-    const relevance = indexRelevance(store, query);
+    // A query without a word (`*`, `?`, `!!!`) matches by substring only: the index would
+    // otherwise list its newest rows, which answer nothing.
+    const relevance = queryTerms(query).length > 0 ? indexRelevance(store, query) : new Map<string, number>();
     const bySubstring = repo.scanNodes(
       { graphId: options.graphId, textContains: sqlNeedle(lowered) },
       (node) => nodeMentions(node, lowered),

@@ -90,7 +90,7 @@ export function buildOrigin(input: OriginInput): string {
   const project = oneLine(truncateText(input.projectName, 60));
   const header =
     input.lines.length === 0
-      ? `Origin of project "${project}": no task lines yet; create a line to start recording tasks.`
+      ? `Origin of project "${project}": no task lines yet; a committed task starts one.`
       : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}.`;
   const fixed: string[] = [header];
   if (input.profileBrief !== undefined && input.profileBrief.trim().length > 0) {

@@ -561,8 +561,9 @@ export function rankSceneKeywords(turns: readonly (readonly string[])[]): string
 // ---- mapping ------------------------------------------------------------------------------
 
 function lineNotFound(lineId: string): HedgehopError {
-  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}' (create the line first)`, {
+  return new HedgehopError('NOT_FOUND', `lineId: no line '${lineId}'`, {
     field: 'lineId',
+    remedy: 'create-line',
   });
 }
 

@@ -43,9 +43,9 @@ export function search(context: MemoryContext, query: unknown = {}): SearchResul
   };
 }
 
-function endRecords(end: z.output<typeof turnEndSchema>): ArchiveWrite[] {
+function endRecords(end: z.output<typeof turnEndSchema>, createdAt: number): ArchiveWrite[] {
   const records: ArchiveWrite[] = [];
-  const base = { contentType: 'text' as const, createdAt: end.createdAt };
+  const base = { contentType: 'text' as const, createdAt };
   if (end.input) records.push({ ...base, kind: 'utterance', role: 'user', content: end.input, seq: 1 });
   if (end.output) records.push({ ...base, kind: 'utterance', role: 'agent', content: end.output, seq: 2 });
   if (end.outcome) records.push({ ...base, kind: 'event', eventType: OUTCOME_EVENT, content: end.outcome });
@@ -84,7 +84,8 @@ export async function update(context: MemoryContext, turnEnd: unknown): Promise<
     return { turn: open, held: open ? repo.archive.utterances(open.id) : [] };
   });
   if (!turn) throw noOpenTurn('update');
-  const records = endRecords(end);
+  const createdAt = end.createdAt ?? context.clock.now();
+  const records = endRecords(end, createdAt);
   const bySeq = new Map<number, TurnUtterance>(
     held.map((u) => [u.seq, { role: u.role, content: u.content }]),
   );
@@ -100,7 +101,7 @@ export async function update(context: MemoryContext, turnEnd: unknown): Promise<
     records,
     keywords,
     outcome: end.outcome ? end.outcome : undefined,
-    createdAt: end.createdAt,
+    createdAt,
     now: context.clock.now(),
   });
   return { topic, keywordsPending: keywords === undefined, keywordsError: error };
