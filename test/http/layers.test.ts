@@ -123,6 +123,44 @@ describe('conversation, recall and knowledge endpoints', () => {
     expect(fileDigest(path)).toBe(before);
     await db.close();
   });
+
+  it('imports MemHop ImportL3 items: one graph per domain, edges from related; a bad item changes nothing', async () => {
+    const { db, app, path } = await setup();
+    const before = fileDigest(path);
+    const refused = await app.request(
+      '/api/knowledge/import-items',
+      post([
+        { title: 'Dentist', domain: 'health' },
+        { title: ' ', domain: 'health' },
+      ]),
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { code: 'INVALID_INPUT' } });
+    expect(fileDigest(path)).toBe(before);
+    const report = await ok<{ graphIds: string[]; created: string[]; edgesCreated: number }>(
+      app.request(
+        '/api/knowledge/import-items',
+        post([
+          { title: 'Dentist', domain: 'health', related: [{ titles: ['Checkup'] }] },
+          { title: 'Checkup', domain: 'health' },
+          { title: 'Budget', domain: 'money' },
+        ]),
+      ),
+    );
+    expect(report.graphIds).toHaveLength(2);
+    expect(report.created).toHaveLength(3);
+    expect(report.edgesCreated).toBe(1);
+    const graphs = await ok<{ label: string; nodeCount: number; edgeCount: number }[]>(
+      app.request('/api/knowledge'),
+    );
+    expect(graphs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ label: 'health', nodeCount: 2, edgeCount: 1 }),
+        expect.objectContaining({ label: 'money', nodeCount: 1, edgeCount: 0 }),
+      ]),
+    );
+    await db.close();
+  });
 });
 
 describe('engram and Dream endpoints', () => {

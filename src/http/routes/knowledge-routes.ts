@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MemoryDB } from '../../api/memory-db.js';
 import { echo } from '../../core/echo.js';
+import { knowledgeItemsSchema, type KnowledgeItem } from '../../core/model/knowledge-items.js';
 import { HedgehopError } from '../../core/errors.js';
 import {
   batchSchema,
@@ -91,6 +92,10 @@ const importReportSchema = z.object({
   errors: z.array(z.string()),
 });
 
+const itemsReportSchema = importReportSchema
+  .omit({ graphId: true, graphCreated: true })
+  .extend({ graphIds: z.array(z.string()), graphs: z.array(importReportSchema) });
+
 /** Knowledge graphs (file-wide): list, whole graphs, node search, import. */
 export function knowledgeRoutes(): Route[] {
   return [
@@ -140,6 +145,18 @@ export function knowledgeRoutes(): Route[] {
       body: batchSchema,
       response: importReportSchema,
       handler: ({ db, body }) => db.knowledge.import(body),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/knowledge/import-items',
+      summary:
+        'Import MemHop ImportL3 items ({ title, domain, related: [...] }): one graph per domain, every item checked before anything is written',
+      tag: 'knowledge',
+      write: true,
+      body: knowledgeItemsSchema,
+      response: itemsReportSchema,
+      // The body was checked against the items schema; import checks it again, item by item.
+      handler: ({ db, body }) => db.knowledge.import(body as readonly KnowledgeItem[]),
     }),
   ];
 }
