@@ -57,13 +57,19 @@ function sameFile(a: string, b: string): boolean {
  * for (const t of report.tables) console.log(t.table, t.kept, t.unreadable);
  * ```
  */
-export async function recoverMemory(from: string, to: string, options: RecoverOptions = {}): Promise<RecoverReport> {
+export async function recoverMemory(
+  from: string,
+  to: string,
+  options: RecoverOptions = {},
+): Promise<RecoverReport> {
   const source = resolve(parseInput(pathSchema, from, 'from'));
   const target = resolve(parseInput(pathSchema, to, 'to'));
   const checked = parseInput(optionsSchema, options, 'options');
   if (!existsSync(source)) throw new HedgehopError('NOT_FOUND', `from: ${source} does not exist`);
   if (statSync(source).isDirectory())
-    throw new HedgehopError('INVALID_INPUT', `from: ${source} is a directory, not a memory file`, { field: 'from' });
+    throw new HedgehopError('INVALID_INPUT', `from: ${source} is a directory, not a memory file`, {
+      field: 'from',
+    });
   if (sameFile(source, target))
     throw new HedgehopError('INVALID_INPUT', `to: ${target} is the damaged file itself; name a new file`, {
       field: 'to',
@@ -73,7 +79,9 @@ export async function recoverMemory(from: string, to: string, options: RecoverOp
       field: 'to',
     });
   if (!existsSync(dirname(target)))
-    throw new HedgehopError('INVALID_INPUT', `to: the folder ${dirname(target)} does not exist`, { field: 'to' });
+    throw new HedgehopError('INVALID_INPUT', `to: the folder ${dirname(target)} does not exist`, {
+      field: 'to',
+    });
   const busyTimeoutMs = checked.busyTimeoutMs ?? 5000;
   try {
     const store = Store.open(target, { durability: 'full', mode: 'exclusive', busyTimeoutMs });

@@ -41,7 +41,7 @@ const DERIVED_TABLES: ReadonlySet<string> = new Set(['search_docs']);
 /** Tables of passing state (leases of running processes) that a new file starts without. */
 const TRANSIENT_TABLES: ReadonlySet<string> = new Set(['leases']);
 /** Single-row reads one table may spend narrowing damaged spans before giving a span up whole. */
-const PROBE_BUDGET = 200_000;
+const PROBE_BUDGET = 50_000;
 /** Rowid bounds when the table's own first and last rowids cannot be read. */
 const ROWID_FLOOR = -Number.MAX_SAFE_INTEGER;
 const ROWID_CEILING = Number.MAX_SAFE_INTEGER;
@@ -57,20 +57,31 @@ const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB') || code === 'SQLITE_IOERR_SHORT_READ' || code.startsWith('SQLITE_IOERR'));
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('SQLITE_CORRUPT') ||
+      code.startsWith('SQLITE_NOTADB') ||
+      code === 'SQLITE_IOERR_SHORT_READ' ||
+      code.startsWith('SQLITE_IOERR'))
+  );
 }
 
 /** Opens the damaged file read-only; refuses what is not a hedgehop memory. */
 function openDamaged(path: string): SqlDatabase {
   let db: SqlDatabase | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true }) as unknown as SqlDatabase;
+    const raw = new Database(path, { readonly: true, fileMustExist: true });
     // A file cut short has fewer pages than its header counts, which SQLite refuses to open
-    // unless the schema is writable; on a read-only connection that changes nothing on disk.
+    // unless the schema is writable (and defensive mode, better-sqlite3's default, is off); on a
+    // read-only connection neither changes anything on disk.
+    raw.unsafeMode(true);
+    db = raw as unknown as SqlDatabase;
     db.pragma('writable_schema = ON');
     const appId = db.pragma('application_id', { simple: true }) as number;
     if (appId !== APPLICATION_ID) {
-      throw new HedgehopError('INVALID_INPUT', `from: ${path} is not a hedgehop memory file`, { field: 'from' });
+      throw new HedgehopError('INVALID_INPUT', `from: ${path} is not a hedgehop memory file`, {
+        field: 'from',
+      });
     }
     return db;
   } catch (error) {
@@ -80,7 +91,10 @@ function openDamaged(path: string): SqlDatabase {
       // already failing
     }
     if (error instanceof HedgehopError) throw error;
-    throw wrapSqliteError(error, `recover: cannot read even the header and schema of ${path}; nothing can be recovered`);
+    throw wrapSqliteError(
+      error,
+      `recover: cannot read even the header and schema of ${path}; nothing can be recovered`,
+    );
   }
 }
 
@@ -104,7 +118,8 @@ function merge(ranges: RowidRange[]): RowidRange[] {
   const out: RowidRange[] = [];
   for (const range of ranges.sort((a, b) => a.from - b.from)) {
     const last = out[out.length - 1];
-    if (last && range.from <= last.to + 1) out[out.length - 1] = { from: last.from, to: Math.max(last.to, range.to) };
+    if (last && range.from <= last.to + 1)
+      out[out.length - 1] = { from: last.from, to: Math.max(last.to, range.to) };
     else out.push(range);
   }
   return out;
@@ -113,7 +128,10 @@ function merge(ranges: RowidRange[]): RowidRange[] {
 /** The first (or last) rowid of a table, or undefined when that edge of it is unreadable. */
 function edgeRowid(db: SqlDatabase, table: string, fn: 'min' | 'max'): number | undefined {
   try {
-    const value = db.prepare(`SELECT ${fn}(rowid) FROM ${quote(table)}`).pluck().get();
+    const value = db
+      .prepare(`SELECT ${fn}(rowid) FROM ${quote(table)}`)
+      .pluck()
+      .get();
     return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined;
   } catch (error) {
     if (isCorruption(error)) return undefined;
@@ -219,10 +237,15 @@ export function salvageInto(damagedPath: string, target: Store): SalvageReport {
     const isShadow = (name: string): boolean => virtual.some((v) => name.startsWith(`${v}_`));
     const rebuilt = [...DERIVED_TABLES, ...virtual].sort();
     const copied = list
-      .filter((row) => row.type === 'table' && !DERIVED_TABLES.has(row.name) && !TRANSIENT_TABLES.has(row.name))
+      .filter(
+        (row) => row.type === 'table' && !DERIVED_TABLES.has(row.name) && !TRANSIENT_TABLES.has(row.name),
+      )
       .filter((row) => !isShadow(row.name))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
-    const results = new Map<string, { kept: number; unreadable: RowidRange[]; truncated: boolean; rejected: number }>();
+    const results = new Map<
+      string,
+      { kept: number; unreadable: RowidRange[]; truncated: boolean; rejected: number }
+    >();
     engine.pragma('recover', 'foreign_keys = OFF');
     try {
       engine.write('recover', () => {
@@ -276,7 +299,10 @@ export function salvageInto(damagedPath: string, target: Store): SalvageReport {
 function dropOrphans(target: Store): Map<string, number> {
   const engine = target.engine;
   const dropped = new Map<string, number>();
-  const tables = engine.statement("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  const tables = engine
+    .statement("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .pluck()
+    .all() as string[];
   for (let pass = 0; pass < 64; pass++) {
     if ((engine.pragmaRows('recover', 'foreign_key_check') as unknown[]).length === 0) return dropped;
     let changes = 0;
@@ -296,7 +322,9 @@ function dropOrphans(target: Store): Map<string, number> {
           .map((part) => `${parent}.${quote(part.to ?? 'rowid')} = ${quote(table)}.${quote(part.from)}`)
           .join(' AND ');
         const result = engine
-          .statement(`DELETE FROM ${quote(table)} WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${parent} WHERE ${match})`)
+          .statement(
+            `DELETE FROM ${quote(table)} WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${parent} WHERE ${match})`,
+          )
           .run();
         if (result.changes > 0) dropped.set(table, (dropped.get(table) ?? 0) + result.changes);
         changes += result.changes;

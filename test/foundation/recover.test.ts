@@ -3,7 +3,16 @@
  * does it (bytes of a page overwritten, the main file cut short), at pages found with SQLite's
  * dbstat, so the rows the damage destroys are known from the intact original.
  */
-import { closeSync, copyFileSync, existsSync, openSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { HedgehopError, openMemory, recoverMemory, type RecoverReport } from '../../src/index.js';
@@ -38,7 +47,9 @@ function snapshot(path: string, tables: readonly string[]): Map<string, Map<stri
     const out = new Map<string, Map<string, string>>();
     for (const table of tables) {
       const keyed = (db.prepare('SELECT wr FROM pragma_table_list(?)').pluck().get(table) as number) === 1;
-      const rows = db.prepare(keyed ? `SELECT * FROM "${table}"` : `SELECT rowid AS __rowid, * FROM "${table}"`).all() as Record<string, unknown>[];
+      const rows = db
+        .prepare(keyed ? `SELECT * FROM "${table}"` : `SELECT rowid AS __rowid, * FROM "${table}"`)
+        .all() as Record<string, unknown>[];
       const map = new Map<string, string>();
       for (const row of rows) {
         const { __rowid, ...rest } = row;
@@ -64,7 +75,9 @@ function pages(path: string): { pageSize: number; list: PageInfo[] } {
   const db = new Database(path, { readonly: true });
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    const list = db.prepare('SELECT name, pageno, pagetype, ncell FROM dbstat ORDER BY pageno').all() as PageInfo[];
+    const list = db
+      .prepare('SELECT name, pageno, pagetype, ncell FROM dbstat ORDER BY pageno')
+      .all() as PageInfo[];
     return { pageSize, list };
   } finally {
     db.close();
@@ -157,8 +170,6 @@ describe('recover', () => {
     const out = tempFile('recovered.db');
     const report = await recoverMemory(path, out);
     expect(fileDigest(path)).toBe(digest);
-    const tables = tableNames(report);
-    // The intact original: the same file before the flip is the copy we snapshot from.
     const archive = report.tables.find((t) => t.table === 'archive')!;
     expect(archive.kept).toBe(RECORDS - victim.ncell);
     expect(archive.unreadable.length).toBeGreaterThan(0);
@@ -187,7 +198,10 @@ describe('recover', () => {
     expectFaithful(report, before, after);
     expect(before.get('archive')!.size - after.get('archive')!.size).toBe(victim.ncell);
     for (const table of tables)
-      if (table !== 'archive') expect(after.get(table)!.size + report.tables.find((t) => t.table === table)!.orphaned, table).toBe(before.get(table)!.size);
+      if (table !== 'archive')
+        expect(after.get(table)!.size + report.tables.find((t) => t.table === table)!.orphaned, table).toBe(
+          before.get(table)!.size,
+        );
   });
 
   it('keeps every row on the pages a truncation left', async () => {

@@ -25,7 +25,10 @@ function formatSpans(spans: RecoverReport['tables'][number]['unreadable']): stri
 /** The human report: one line per table, kept and unreadable. */
 function human(report: RecoverReport): string {
   const width = Math.max(5, ...report.tables.map((t) => t.table.length));
-  const lines = [`recovered ${report.from} into ${report.to}`, `${'table'.padEnd(width)}  ${'kept'.padStart(7)}  unreadable`];
+  const lines = [
+    `recovered ${report.from} into ${report.to}`,
+    `${'table'.padEnd(width)}  ${'kept'.padStart(7)}  unreadable`,
+  ];
   for (const t of report.tables) {
     const notes = [
       formatSpans(t.unreadable),
@@ -44,7 +47,9 @@ function human(report: RecoverReport): string {
 export function registerRecover(program: Command, io: CliIO, run: RunCommand): void {
   program
     .command('recover')
-    .description('copy every readable row of a damaged memory file into a new file and rebuild its recall index')
+    .description(
+      'copy every readable row of a damaged memory file into a new file and rebuild its recall index',
+    )
     .argument('<damaged>', 'the damaged memory file (opened read-only, never changed)')
     .requiredOption('--out <file>', 'the new file to write (must not exist)')
     .action((damaged: string, options: { out: string }, command: Command) =>
@@ -54,13 +59,21 @@ export function registerRecover(program: Command, io: CliIO, run: RunCommand): v
         if (options.out.length === 0)
           throw new HedgehopError('INVALID_INPUT', '--out: must not be empty', { field: '--out' });
         if (sameFile(resolve(damaged), out))
-          throw new HedgehopError('INVALID_INPUT', `--out: ${out} is the damaged file itself; name a new file`, {
-            field: '--out',
-          });
+          throw new HedgehopError(
+            'INVALID_INPUT',
+            `--out: ${out} is the damaged file itself; name a new file`,
+            {
+              field: '--out',
+            },
+          );
         if (existsSync(out))
-          throw new HedgehopError('INVALID_INPUT', `--out: ${out} already exists; recover writes only a new file`, {
-            field: '--out',
-          });
+          throw new HedgehopError(
+            'INVALID_INPUT',
+            `--out: ${out} already exists; recover writes only a new file`,
+            {
+              field: '--out',
+            },
+          );
         const busy = ctx.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: ctx.busyTimeoutMs };
         const report = await recoverMemory(damaged, out, busy);
         ctx.output(report, () => human(report));
