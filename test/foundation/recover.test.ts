@@ -269,11 +269,12 @@ describe('recover', () => {
     expect(fileDigest(existing)).toBe(existingDigest);
 
     const cli = await runCliInProcess(['recover', path, '--out', existing, '--json']);
-    expect(cli.status).not.toBe(0);
+    expect(cli.status).toBe(1);
+    expect(cli.stdout).toBe('');
     expect(cli.stderr).toContain('--out');
     expect(cli.stderr).toContain('INVALID_INPUT');
     const same = await runCliInProcess(['recover', path, '--out', path]);
-    expect(same.status).not.toBe(0);
+    expect(same.status).toBe(1);
     expect(same.stderr).toContain('--out');
     expect(fileDigest(path)).toBe(digest);
     expect(fileDigest(existing)).toBe(existingDigest);
