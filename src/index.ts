@@ -8,6 +8,8 @@ export type { AgentOptions, OpenOptions, ProfileInput } from './api/options.js';
 export { Agent } from './api/agent.js';
 export type { AgentInfo } from './api/agent.js';
 export type { FileStats, CheckReport } from './store/maintenance.js';
+export { recoverMemory } from './api/recover.js';
+export type { RecoverOptions, RecoverReport, SalvagedTable, RowidRange } from './api/recover.js';
 // Recall across layers.
 export { INDEX_LAYERS } from './core/model/recall.js';
 export type { RecallOptions, RecallResult, RecallHit, Provenance } from './core/model/recall.js';

@@ -39,6 +39,7 @@ describe('public exports', () => {
       'importMemoryServerJsonl',
       'levelAtDistance',
       'openMemory',
+      'recoverMemory',
     ]);
   });
 

@@ -9,6 +9,7 @@ import { registerMcp } from './commands/mcp.js';
 import { registerRadial } from './commands/radial.js';
 import { registerRecall } from './commands/recall.js';
 import { registerReindex } from './commands/reindex.js';
+import { registerRecover } from './commands/recover.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerTurn } from './commands/turn.js';
 import { registerServe } from './commands/serve.js';
@@ -50,6 +51,7 @@ export function buildProgram(io: CliIO, setExit: (code: number) => void): Comman
   registerDream(program, io, run);
   registerMaintenance(program, io, run);
   registerReindex(program, io, run);
+  registerRecover(program, io, run);
   registerTransfer(program, io, run);
   registerEval(program, io, run);
   registerBench(program, io, run);
