@@ -42,7 +42,7 @@ describe('invalid UTF-8 is refused on every surface, and nothing is written', ()
     ]);
     expect(fromFile.status).toBe(1);
     expect(fromFile.stderr).toMatch(
-      /INVALID_INPUT: context \(.*bad\.txt\): not valid UTF-8 \(first bad byte at offset 4\)/,
+      /INVALID_INPUT: --context \(.*bad\.txt\): not valid UTF-8 \(first bad byte at offset 4\)/,
     );
     const fromStdin = await runCliInProcess(
       ['commit', '--file', path, '--line', 'a', '--label', 'x', '--context', '-'],
