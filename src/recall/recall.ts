@@ -12,7 +12,7 @@ import {
   recallQuerySchema,
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
-import type { Store } from '../store/store.js';
+import type { StoreSeam, StoreTx } from '../store/seam.js';
 import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
 import { searchIndex } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
@@ -51,7 +51,7 @@ interface Item {
  * ```
  */
 export async function recall(
-  store: Store,
+  store: StoreSeam,
   who: Recaller,
   query: unknown,
   options?: unknown,
@@ -71,7 +71,7 @@ export async function recall(
     limit: Math.max(parsed.limit * 3, CONTEXT_CANDIDATES),
     embedder: who.embedder,
   });
-  const items = store.engine.read('recall', () => resolveItems(store, ranked));
+  const items = await store.read('recall', (tx) => resolveItems(tx, ranked));
   const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
   const assembled = assembleContext(candidates.map(toCandidate), parsed.budgetTokens);
   const hits = candidates
@@ -93,8 +93,8 @@ const RECALL_BACKFILL = 64;
  * Embeds a few pending rows before searching. A failing embedder, or a file whose vectors come
  * from another model, leaves recall to BM25 alone rather than failing it.
  */
-async function catchUpEmbeddings(store: Store, embedder: Embedder): Promise<void> {
-  if (store.engine.options.readOnly) return;
+async function catchUpEmbeddings(store: StoreSeam, embedder: Embedder): Promise<void> {
+  if (store.readOnly) return;
   try {
     await backfillEmbeddings(store, embedder, { limit: RECALL_BACKFILL });
   } catch {
@@ -103,7 +103,7 @@ async function catchUpEmbeddings(store: Store, embedder: Embedder): Promise<void
 }
 
 /** One item per record (its best-ranked part), with the verbatim text read back. */
-function resolveItems(store: Store, ranked: readonly SearchHit[]): Item[] {
+async function resolveItems(tx: Pick<StoreTx, 'recall'>, ranked: readonly SearchHit[]): Promise<Item[]> {
   const seen = new Set<string>();
   const best: SearchHit[] = [];
   for (const hit of ranked) {
@@ -112,7 +112,7 @@ function resolveItems(store: Store, ranked: readonly SearchHit[]): Item[] {
     seen.add(key);
     best.push(hit);
   }
-  const texts = store.recall.resolve(best);
+  const texts = await tx.recall.resolve(best);
   return best.flatMap((hit) => {
     const resolved = texts.get(hit.rowid);
     return resolved ? [{ hit, resolved }] : [];
