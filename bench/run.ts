@@ -32,6 +32,7 @@ export const BENCH_MODULES: readonly {
   { name: 'multiprocess', file: './multiprocess.js', exportName: 'runMultiprocess' },
   { name: 'llm', file: './llm.js', exportName: 'runLlm' },
   { name: 'locomo', file: './locomo.js', exportName: 'runLocomo' },
+  { name: 'quality-recall', file: './quality-recall.js', exportName: 'runQualityRecall' },
   { name: 'scaling', file: './scaling.js', exportName: 'runScaling' },
   { name: 'peers', file: './peers.js', exportName: 'runPeers' },
 ];

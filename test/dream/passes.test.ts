@@ -106,7 +106,7 @@ describe('Dream with a scripted model', () => {
         id: 'custom',
         summarize: async (text: string) => text.slice(0, 10),
         verifyMatch: async () => ({ match: false, confidence: 0 }),
-        distillKeywords: async () => ['k'],
+        distillKeywords: async () => ['kiwi'],
         groupTopics: async (topics) => [
           { topicIds: [topics[0]!.id, topics[2]!.id], mergedSummary: 'gap' },
           { topicIds: [topics[5]!.id], mergedSummary: 'alone' },

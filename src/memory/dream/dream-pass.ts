@@ -18,6 +18,7 @@ import type {
   RefreshWrite,
 } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
+import { cleanKeywords } from '../../llm/keyword-extraction.js';
 import { ENGRAM, topKeywords } from '../engram/engram-math.js';
 import { planEngram, sceneEvidence, type EngramPlan } from '../engram/engram-plan.js';
 import { RadialService } from '../radial/radial-service.js';
@@ -238,7 +239,7 @@ function evidenceOf(pass: Pass): {
     rows.map((row) => [
       row.sceneId,
       topKeywords(
-        row.topics.map((t) => t.keywords),
+        row.topics.map((t) => cleanKeywords(t.keywords, Number.POSITIVE_INFINITY)),
         ENGRAM.keywordsPerSample,
       ),
     ]),

@@ -1,6 +1,7 @@
 /**
  * The engram's constants and decay arithmetic (MemHop's, see the spec's §6–7), in one place.
  */
+import { cleanKeywords } from '../../llm/keyword-extraction.js';
 
 /** Hard-coded engram constants. */
 export const ENGRAM = {
@@ -59,6 +60,17 @@ export function keywordJaccard(a: readonly string[], b: readonly string[]): numb
 }
 
 /**
+ * A scene's keywords as the engram holds them: each turn's list cleaned by the turn keyword
+ * rules (no stop words, fillers or bare one- or two-digit numbers; files written before those
+ * rules may still hold them), then the union, without a single word that a phrase of another
+ * turn holds. Lower-cased, sorted, distinct, as {@link keywordSet}.
+ */
+export function sceneKeywords(lists: readonly (readonly string[])[]): string[] {
+  const cleaned = lists.map((list) => cleanKeywords(list, Number.POSITIVE_INFINITY));
+  return cleanKeywords(keywordSet(cleaned), Number.POSITIVE_INFINITY);
+}
+
+/**
  * A scene's keyword set as the engram compares it: every keyword trimmed and lower-cased,
  * empties dropped, sorted, distinct.
  */
@@ -73,7 +85,10 @@ export function keywordSet(lists: readonly (readonly string[])[]): string[] {
   return [...out].sort();
 }
 
-/** The `limit` most frequent keywords across `lists` (ties: first seen), as the engram writes them. */
+/**
+ * The `limit` most frequent keywords across `lists` (ties: first seen), as the engram writes them.
+ * Pass lists cleaned with {@link sceneKeywords}' rules (`cleanKeywords`) for what an agent reads.
+ */
 export function topKeywords(lists: readonly (readonly string[])[], limit: number): string[] {
   const counts = new Map<string, { count: number; first: number }>();
   let order = 0;

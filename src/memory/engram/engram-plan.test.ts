@@ -59,6 +59,18 @@ describe('engram math', () => {
     ).toEqual(['b', 'c']);
   });
 
+  it("holds a scene's keywords by the turn keyword rules: no filler, bare small number or word a phrase holds", () => {
+    const evidence = sceneEvidence({
+      sceneId: 'scn_1',
+      topics: [
+        { id: 't1', keywords: ['Ugh', 'read replica', 'during', '1', 'Postgres 16'] },
+        { id: 't2', keywords: ['replica', 'every', 'not', 'plus', 're', 'lag', 'nut-free snacks', 'snacks'] },
+      ],
+      stamp: 's',
+    });
+    expect(evidence.keywords).toEqual(['lag', 'nut-free snacks', 'postgres 16', 'read replica']);
+  });
+
   it('decay composes: two steps equal one step of the summed time', () => {
     fc.assert(
       fc.property(

@@ -3,7 +3,7 @@
  * turns and the time: Dream computes the plan outside any transaction and writes its diff.
  */
 import type { EngramDiff, EngramEdgeRow, EngramNodeRow } from '../../store/engram-repo.js';
-import { decay, ENGRAM, keywordJaccard, keywordSet, nodeDecayRate } from './engram-math.js';
+import { decay, ENGRAM, keywordJaccard, nodeDecayRate, sceneKeywords } from './engram-math.js';
 
 /** What one scene contributes: its closed turns (sorted ids) and their keyword set. */
 export interface SceneEvidence {
@@ -285,7 +285,7 @@ export function sceneEvidence(row: {
   return {
     sceneId: row.sceneId,
     topicIds: row.topics.map((topic) => topic.id).sort(),
-    keywords: keywordSet(row.topics.map((topic) => topic.keywords)),
+    keywords: sceneKeywords(row.topics.map((topic) => topic.keywords)),
     stamp: row.stamp,
   };
 }
