@@ -19,9 +19,10 @@ import type {
  * - `summarize` picks the most informative sentences of the whole text within the budget
  *   (inverse-sentence-frequency term weights, the hint's terms boosted) and keeps them in order; origin and brief
  *   levels are one line; nothing is cut inside a word or a surrogate pair.
- * - `distillKeywords` extracts names, dates, numbers, content words and short phrases.
+ * - `distillKeywords` keeps at most 15 names, identifiers, dates, numbers, phrases and content words.
  * - `verifyMatch` is the stemmed, stop-word-free share of the query found in the summary.
- * - `groupTopics` fuses adjacent topics whose keywords overlap (Jaccard, complete linkage).
+ * - `groupTopics` segments a scene's turns where similarity dips between neighbours (TextTiling-style
+ *   depth scores over TF-IDF vectors) and fuses each segment of two or more.
  * - `distillProfile` rates keywords with the AFINN-165 lexicon; dominance and MBTI axes stay
  *   at their no-evidence values.
  *

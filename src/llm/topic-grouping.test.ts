@@ -1,47 +1,64 @@
 import { describe, expect, it } from 'vitest';
-import { appendMissingKeywords, groupAdjacentTopics, jaccard } from './topic-grouping.js';
-
-const db = ['postgres', 'migration', 'billing'];
+import { appendMissingKeywords, groupAdjacentTopics, jaccard, segmentBoundaries } from './topic-grouping.js';
 
 describe('groupAdjacentTopics', () => {
-  it('fuses adjacent topics of one subject, stopping at the target', () => {
-    const topics = [
-      { id: 'a', keywords: db },
-      { id: 'b', keywords: [...db, 'downtime'] },
-      { id: 'c', keywords: [...db, 'rollback'] },
-      { id: 'd', keywords: ['lunch', 'pizza'] },
+  // A synthetic working session: three subjects of five turns each. Every turn shares only a word
+  // or two with its neighbours, each subject's first turn refers back to the one before, and a
+  // few words ("service", "deploy") run through all of it, as in a real conversation.
+  const subjects = [
+    ['postgres', 'replica', 'lag', 'vacuum', 'wal', 'checkpoint'],
+    ['invoice', 'stripe', 'webhook', 'refund', 'currency', 'ledger'],
+    ['onboarding', 'tooltip', 'signup', 'copy', 'illustration', 'funnel'],
+  ];
+  const turn = (s: number, t: number): string => {
+    const own = subjects[s]!;
+    const words = [
+      own[t % 6],
+      own[(t + 1) % 6],
+      own[(t + 3) % 6],
+      'service',
+      t % 2 === 0 ? 'deploy' : 'team',
     ];
-    expect(groupAdjacentTopics(topics, 1).map((g) => g.topicIds)).toEqual([['a', 'b', 'c']]);
-    expect(groupAdjacentTopics(topics, 3).map((g) => g.topicIds)).toEqual([['a', 'b']]);
-    expect(groupAdjacentTopics(topics, 4)).toEqual([]);
+    if (t === 0 && s > 0) words.push(subjects[s - 1]![0]!); // refers back to the previous subject
+    return `user: what about the ${words.slice(0, 2).join(' and ')}?\nagent: the ${words.join(', ')} are fine.`;
+  };
+  const conversation = subjects.flatMap((_, s) =>
+    Array.from({ length: 5 }, (__, t) => ({ id: `s${s}t${t}`, keywords: [], text: turn(s, t) })),
+  );
+
+  it('finds the subject changes where similarity dips between neighbours', () => {
+    expect(segmentBoundaries(conversation)).toEqual([0, 5, 10]);
+    const groups = groupAdjacentTopics(conversation, 1).map((g) => g.topicIds);
+    expect(groups).toEqual(subjects.map((_, s) => Array.from({ length: 5 }, (__, t) => `s${s}t${t}`)));
   });
 
-  it('never chains two different subjects through a middle topic', () => {
+  it('does not depend on a fixed overlap: the same dips are found with twice the shared words', () => {
+    const noisy = conversation.map((topic) => ({
+      ...topic,
+      text: `${topic.text}\nagent: service team deploy notes`,
+    }));
+    expect(segmentBoundaries(noisy)).toEqual([0, 5, 10]);
+  });
+
+  it('leaves a scene already at its floor alone, and never fuses across a boundary to reach it', () => {
+    expect(groupAdjacentTopics(conversation, conversation.length)).toEqual([]);
+    expect(groupAdjacentTopics(conversation.slice(0, 1), 0)).toEqual([]);
+    expect(groupAdjacentTopics(conversation, 1)).toHaveLength(3);
+  });
+
+  it('never joins neighbours that share no word, nor turns without words', () => {
     const topics = [
       { id: 'a', keywords: ['postgres', 'migration'] },
-      { id: 'b', keywords: ['postgres', 'migration', 'holiday', 'flights'] },
+      { id: 'b', keywords: ['postgres', 'migration', 'rollback'] },
       { id: 'c', keywords: ['holiday', 'flights'] },
+      { id: 'd', keywords: ['holiday', 'flights', 'hotel'] },
+      { id: 'e', keywords: [] },
+      { id: 'f', keywords: [] },
     ];
-    const groups = groupAdjacentTopics(topics, 1).map((g) => g.topicIds);
-    expect(groups.some((ids) => ids.includes('a') && ids.includes('c'))).toBe(false);
-  });
-
-  it('never groups topics without keywords or non-adjacent ones', () => {
-    expect(
-      groupAdjacentTopics(
-        [
-          { id: 'a', keywords: [] },
-          { id: 'b', keywords: [] },
-        ],
-        1,
-      ),
-    ).toEqual([]);
-    const split = [
-      { id: 'a', keywords: db },
-      { id: 'x', keywords: ['lunch'] },
-      { id: 'b', keywords: db },
-    ];
-    expect(groupAdjacentTopics(split, 1)).toEqual([]);
+    expect(groupAdjacentTopics(topics, 1).map((g) => g.topicIds)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
   });
 
   it('writes a reconstruction holding every member keyword and the members’ dialogue', () => {

@@ -199,7 +199,9 @@ describe('undoDream', () => {
     await fillScene(agent, clock, { threads: 3, perThread: 2, offset: 3 });
     await agent.dream();
     clock.advance(5 * 3_600_000);
-    await fillScene(agent, clock, { threads: 2, perThread: 2, sceneId: big });
+    // The first pass left one topic per thread (9); twelve new turns take the scene past the
+    // compression floor (20) again.
+    await fillScene(agent, clock, { threads: 6, perThread: 2, sceneId: big });
     const before = memoryState(db);
     const report = await agent.dream();
     expect(stage(report, 'compress').changed.fusedTopics).toBeGreaterThan(0);

@@ -33,7 +33,9 @@ describe('Dream with the offline summariser', () => {
 
     const context = await agent.sceneContext(sceneId);
     const surface = context.topics.filter((t) => t.depth === 1);
-    expect(surface).toHaveLength(20); // compressed toward compressMinTopics (20), no further
+    // Segmented by subject: one topic per thread of three turns (below compressMinTopics, 20,
+    // as far as the subjects allow and no further).
+    expect(surface).toHaveLength(9);
     const fused = context.topics.filter((t) => t.kind === 'fused');
     expect(fused).toHaveLength(compress.changed.fusedTopics as number);
     for (const topic of fused) {
