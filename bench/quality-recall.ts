@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../src/api/memory-db.js';
 import type { Agent } from '../src/api/agent.js';
-import type { RecallHit } from '../src/recall/recall.js';
+import type { RecallHit } from '../src/core/model/recall.js';
 import { matchExpression, queryTerms } from '../src/recall/query.js';
 import { contentTerms } from '../src/llm/text-analysis.js';
 import { jaccard } from '../src/llm/topic-grouping.js';

@@ -13,8 +13,10 @@ import {
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { Store } from '../store/store.js';
-import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
+import { assembleContext, LEVEL_CHARS } from './context.js';
 import { searchIndex } from './search.js';
+import { applyTemporalIntent, temporalIntent } from './temporal-intent.js';
+import { toUnits, type RankedItem, type RecallUnit } from './turn-units.js';
 import { backfillEmbeddings } from './vectors.js';
 
 /** Who is recalling. */
@@ -34,11 +36,6 @@ const TABLES: Readonly<Record<IndexLayer, Provenance['table']>> = {
   knowledge: 'kg_nodes',
   profile: 'profiles',
 };
-
-interface Item {
-  readonly hit: SearchHit;
-  readonly resolved: ResolvedText;
-}
 
 /**
  * Recall for one agent: ranked hits across layers (its own and the file-wide knowledge) and a
@@ -71,12 +68,29 @@ export async function recall(
     limit: Math.max(parsed.limit * 3, CONTEXT_CANDIDATES),
     embedder: who.embedder,
   });
-  const items = store.engine.read('recall', () => resolveItems(store, ranked));
-  const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
-  const assembled = assembleContext(candidates.map(toCandidate), parsed.budgetTokens);
+  const units = store.engine.read('recall', () => toUnits(store, who.agentId, resolveItems(store, ranked)));
+  const ordered = applyTemporalIntent(
+    matchedUnits(units, text, who.embedder !== undefined),
+    temporalIntent(text),
+  );
+  const candidates = ordered.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
+  const assembled = assembleContext(
+    candidates.map(({ candidate: unit }) => ({ label: unit.label, full: unit.text, levels: unit.levels })),
+    parsed.budgetTokens,
+  );
+  // Each record takes its unit's temporal lift: records in the order of their final scores, and
+  // each unit where its best record stands.
   const hits = candidates
+    .flatMap(({ candidate: unit, score }, index) =>
+      unit.items.map((item) => ({
+        item,
+        index,
+        score: item.hit.score + (score - unit.score),
+      })),
+    )
+    .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, parsed.limit)
-    .map((item, index) => toRecallHit(item, who, assembled.included.get(index) ?? 'none'));
+    .map(({ item, index, score }) => toRecallHit(item, who, assembled.included.get(index) ?? 'none', score));
   return {
     query: text,
     hits,
@@ -84,6 +98,17 @@ export async function recall(
     usedTokens: assembled.usedTokens,
     budgetTokens: parsed.budgetTokens,
   };
+}
+
+/**
+ * The units that hold a word of the query, unless none does (then all): a record found only
+ * through its neighbours or the recency prior fills a place without answering anything. With an
+ * embedder, vector neighbours hold no query word by nature and are kept.
+ */
+function matchedUnits(units: readonly RecallUnit[], query: string, vectors: boolean): RecallUnit[] {
+  if (vectors || query.trim().length === 0) return [...units];
+  const matched = units.filter((unit) => unit.confidence > 0);
+  return matched.length > 0 ? matched : [...units];
 }
 
 /** Rows embedded per recall at most, so recall latency stays bounded while vectors catch up. */
@@ -103,7 +128,7 @@ async function catchUpEmbeddings(store: Store, embedder: Embedder): Promise<void
 }
 
 /** One item per record (its best-ranked part), with the verbatim text read back. */
-function resolveItems(store: Store, ranked: readonly SearchHit[]): Item[] {
+function resolveItems(store: Store, ranked: readonly SearchHit[]): RankedItem[] {
   const seen = new Set<string>();
   const best: SearchHit[] = [];
   for (const hit of ranked) {
@@ -119,50 +144,16 @@ function resolveItems(store: Store, ranked: readonly SearchHit[]): Item[] {
   });
 }
 
-function formatTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
-}
-
-/** The label an item carries in the context: layer, where, when. */
-export function contextLabel(hit: SearchHit, resolved: ResolvedText): string {
-  const where: string[] = [];
-  switch (hit.layer) {
-    case 'archive':
-      where.push(`archive #${hit.ref}`);
-      if (resolved.speaker === undefined && resolved.role !== undefined) where.push(resolved.role);
-      if (resolved.eventType !== undefined) where.push(resolved.eventType);
-      if (hit.sceneId) where.push(`scene ${hit.sceneId}`);
-      break;
-    case 'radial':
-      where.push(`line ${hit.lineId ?? '?'} #${resolved.position ?? '?'}`);
-      if (resolved.title) where.push(truncateText(oneLine(resolved.title), 80));
-      break;
-    case 'topic':
-      where.push(`topic ${hit.ref}`);
-      if (hit.sceneId) where.push(`scene ${hit.sceneId}`);
-      break;
-    case 'knowledge':
-      where.push(`knowledge ${resolved.title ?? hit.ref}`);
-      break;
-    case 'profile':
-      where.push('profile');
-      break;
-  }
-  where.push(formatTime(hit.createdAt));
-  return `[${where.join(' · ')}]`;
-}
-
 function speakerOf(resolved: ResolvedText): string | undefined {
   return resolved.speaker ?? resolved.role;
 }
 
-function toCandidate(item: Item): ContextCandidate {
-  const speaker = item.hit.layer === 'archive' ? item.resolved.speaker : undefined;
-  const full = speaker ? `${speaker}: ${item.resolved.text}` : item.resolved.text;
-  return { label: contextLabel(item.hit, item.resolved), full, levels: item.resolved.levels };
-}
-
-function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'): RecallHit {
+function toRecallHit(
+  item: RankedItem,
+  who: Recaller,
+  inContext: ContextLevel | 'none',
+  score: number,
+): RecallHit {
   const { hit, resolved } = item;
   const provenance: Provenance = {
     layer: hit.layer,
@@ -183,7 +174,7 @@ function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'
   return {
     layer: hit.layer,
     ref: hit.ref,
-    score: hit.score,
+    score,
     confidence: hit.confidence,
     provenance,
     text: resolved.text,

@@ -216,7 +216,8 @@ describe('recall', () => {
     const roomy = await agent.recall('deployment pipeline', { budgetTokens: 3000, limit: 20 });
     expect(roomy.hits[0]?.inContext).toBe('full');
     expect(roomy.hits.some((h) => h.inContext === 'brief' || h.inContext === 'summary')).toBe(true);
-    expect(roomy.context).toMatch(/^\[(archive #\d+|topic tpc_\w+) · /u);
+    // Compact labels: when, and the scene's name when the host gave one (this one has none).
+    expect(roomy.context).toMatch(/^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\n/u);
   });
 
   it('rejects bad options with INVALID_INPUT naming the field, writing nothing', async () => {

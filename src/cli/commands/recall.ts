@@ -57,8 +57,11 @@ export function registerRecall(program: Command, io: CliIO, run: RunCommand): vo
               'bold',
               `${result.hits.length} hits; context ${result.usedTokens}/${result.budgetTokens} tokens`,
             ),
+            // Best first by final score; the figure is the share of the query's words the hit holds.
+            ...(result.hits.length > 0 ? [`  words  ${'source'.padEnd(18)} text`] : []),
             ...result.hits.map(
-              (hit) => `  ${hit.confidence.toFixed(2)}  ${source(hit).padEnd(18)} ${clip(hit.preview, 80)}`,
+              (hit) =>
+                `  ${`${Math.round(hit.confidence * 100)}%`.padStart(5)}  ${source(hit).padEnd(18)} ${clip(hit.preview, 80)}`,
             ),
             ...(result.context.length > 0 ? ['', result.context] : []),
           ].join('\n'),

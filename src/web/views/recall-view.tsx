@@ -28,7 +28,7 @@ function Hits({ hits }: { readonly hits: readonly RecallHit[] }) {
           <p class="hit-head">
             <span class="badge">{hit.layer}</span> <span class="meta">{where(hit)}</span>{' '}
             <span class="meta">
-              · confidence {hit.confidence.toFixed(2)} · in context: {hit.inContext} ·{' '}
+              · query words found {Math.round(hit.confidence * 100)}% · in context: {hit.inContext} ·{' '}
               <When ms={hit.provenance.createdAt} />
             </span>
           </p>
