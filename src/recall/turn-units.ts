@@ -75,7 +75,7 @@ function unitKey(hit: SearchHit): string {
 const confidenceOf = (members: readonly RankedItem[]): number =>
   Math.max(...members.map((m) => m.hit.confidence));
 
-/** A turn: its utterances in slot order (a fused topic: its reconstruction), and any matched events. */
+/** A turn: its utterances in slot order (a fused topic: its reconstruction), then any matched events. */
 function turnUnit(
   store: Store,
   key: string,
@@ -92,13 +92,20 @@ function turnUnit(
   const texts = store.recall.resolve(docs);
   const lines: string[] = [];
   const roles = new Set<string>();
+  // The dialogue first (question, then answer), then the tool events that matched: shortened,
+  // the unit keeps its question and answer and loses events first.
+  const events: string[] = [];
   for (const doc of docs) {
     const resolved = texts.get(doc.rowid);
     if (!resolved) continue;
-    if (resolved.eventType !== undefined && !matchedEvents.has(doc.ref)) continue;
+    if (resolved.eventType !== undefined) {
+      if (matchedEvents.has(doc.ref)) events.push(recordLine(resolved));
+      continue;
+    }
     lines.push(recordLine(resolved));
     if (resolved.role !== undefined) roles.add(resolved.role);
   }
+  lines.push(...events);
   // A turn whose records could not be read back shows what matched.
   if (lines.length === 0)
     for (const m of members) if (m.hit.layer === 'archive') lines.push(recordLine(m.resolved));
