@@ -18,6 +18,8 @@ export type { ReindexOptions, ReindexReport, ReindexProgress } from './memory/re
 export { CONVERSATION_LIMITS } from './core/model/conversation.js';
 export type {
   Profile,
+  ProfileEmotion,
+  MbtiAxes,
   Scene,
   Topic,
   ArchiveRecord,
@@ -25,9 +27,10 @@ export type {
   ContentType,
   UtteranceRole,
   PlanStatus,
+  ArchiveSlot,
+  DeleteReport,
+  MergeReport,
 } from './core/model/conversation.js';
-export type { ArchiveSlot } from './core/model/conversation.js';
-export type { DeleteReport, MergeReport } from './core/model/conversation.js';
 export type { ProfileUpdate } from './core/model/conversation.js';
 export type { SearchQuery, SearchResult, TurnEnd, TurnResult } from './core/model/conversation.js';
 export type { ArchiveInput, ArchiveQuery } from './core/model/conversation.js';

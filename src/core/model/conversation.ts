@@ -140,6 +140,22 @@ export const CONTENT_TYPES: readonly ContentType[] = [
 
 export const PLAN_STATUSES: readonly PlanStatus[] = ['in_progress', 'done', 'failed'];
 
+/** An emotion estimate: valence, arousal and dominance, each in 0..1 (0.5 is neutral valence). */
+export interface ProfileEmotion {
+  readonly valence: number;
+  readonly arousal: number;
+  readonly dominance: number;
+}
+
+/** MBTI axes in -1..1 (negative = I/N/T/J); `type` is derived from the axes, never stored apart. */
+export interface MbtiAxes {
+  readonly i_e: number;
+  readonly n_s: number;
+  readonly t_f: number;
+  readonly j_p: number;
+  readonly type: string;
+}
+
 /** An agent's profile: who it is (host-owned fields) and what Dream estimated (library-owned). */
 export interface Profile {
   readonly name: string;
@@ -147,15 +163,9 @@ export interface Profile {
   readonly personality: string;
   readonly preferences: Readonly<Record<string, string>>;
   /** Each in 0..1 (0.5 is neutral valence); all 0 until Dream has estimated them. */
-  readonly emotion: { readonly valence: number; readonly arousal: number; readonly dominance: number };
+  readonly emotion: ProfileEmotion;
   /** Axes in -1..1 (negative = I/N/T/J); `type` is derived from the axes on every read. */
-  readonly mbti: {
-    readonly i_e: number;
-    readonly n_s: number;
-    readonly t_f: number;
-    readonly j_p: number;
-    readonly type: string;
-  };
+  readonly mbti: MbtiAxes;
   readonly agentType: 'primary' | 'sub';
   /** 0 for a profile never written. */
   readonly updatedAt: number;

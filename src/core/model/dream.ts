@@ -1,3 +1,5 @@
+import type { MbtiAxes, ProfileEmotion } from './conversation.js';
+
 /** The record of a Dream pass, as `dream()` returns it and `dreamHistory()` lists it. */
 
 /** The stages of a pass, in the order they run. */
@@ -38,15 +40,9 @@ export interface DreamStageReport {
 export interface DistilledProfile {
   /** Dream's third-person personality line (≤ 160 characters); the host's `personality` is untouched. */
   readonly personality: string;
-  readonly emotion: { readonly valence: number; readonly arousal: number; readonly dominance: number };
+  readonly emotion: ProfileEmotion;
   /** Axes in −1..1; `type` is derived from them (never taken from a model). */
-  readonly mbti: {
-    readonly i_e: number;
-    readonly n_s: number;
-    readonly t_f: number;
-    readonly j_p: number;
-    readonly type: string;
-  };
+  readonly mbti: MbtiAxes;
   readonly distilledAt: number;
   /** The pass that distilled it. */
   readonly dreamId: string;

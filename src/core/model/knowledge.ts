@@ -147,16 +147,10 @@ export interface KnowledgeImportReport {
 }
 
 /** What importing MemHop items did: one report per graph (domain), and their sums. */
-export interface KnowledgeItemsImportReport {
+export interface KnowledgeItemsImportReport extends Omit<KnowledgeImportReport, 'graphId' | 'graphCreated'> {
   /** Every graph the items named, in first-appearance order (created or not). */
   readonly graphIds: readonly string[];
   readonly graphs: readonly KnowledgeImportReport[];
-  readonly created: readonly string[];
-  readonly updated: readonly string[];
-  readonly skipped: number;
-  readonly edgesCreated: number;
-  readonly edgesExisting: number;
-  readonly errors: readonly string[];
 }
 
 /** Which nodes {@link KnowledgeStore.queryNodes} returns; every given condition must hold. */
