@@ -1,6 +1,24 @@
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { HedgehopError } from '../core/errors.js';
+
+/**
+ * `stat` of a path a user gave, `undefined` when nothing is there. A path the system cannot
+ * even look at (too long, a file used as a folder, a loop of links, no permission) is
+ * `INVALID_INPUT` naming the argument, never an untyped system error.
+ */
+function statArgument(path: string, argument: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `${argument}: cannot use ${path.slice(0, 200)} (${typeof code === 'string' ? code : 'unreadable path'})`,
+      { field: argument, cause: error },
+    );
+  }
+}
 
 /**
  * The absolute path of a file argument that must be an existing regular file: `NOT_FOUND` when
@@ -9,7 +27,7 @@ import { HedgehopError } from '../core/errors.js';
  */
 export function existingFile(path: string, argument: string): string {
   const absolute = resolve(path);
-  const stats = statSync(absolute, { throwIfNoEntry: false });
+  const stats = statArgument(absolute, argument);
   if (stats === undefined)
     throw new HedgehopError('NOT_FOUND', `${argument}: ${absolute} does not exist`, { remedy: 'check-path' });
   if (!stats.isFile()) {
@@ -28,7 +46,7 @@ export function existingFile(path: string, argument: string): string {
  */
 export function writableTarget(path: string, argument: string): string {
   const absolute = resolve(path);
-  const folder = statSync(dirname(absolute), { throwIfNoEntry: false });
+  const folder = statArgument(dirname(absolute), argument);
   if (folder === undefined || !folder.isDirectory()) {
     throw new HedgehopError(
       'INVALID_INPUT',
@@ -36,7 +54,7 @@ export function writableTarget(path: string, argument: string): string {
       { field: argument },
     );
   }
-  if (statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true) {
+  if (statArgument(absolute, argument)?.isDirectory() === true) {
     throw new HedgehopError('INVALID_INPUT', `${argument}: ${absolute} is a directory; give a file path`, {
       field: argument,
     });
