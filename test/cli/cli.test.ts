@@ -1,29 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startChild } from '../helpers/child.js';
+import { hop } from '../helpers/cli.js';
 import { tempDir, tempFile } from '../helpers/temp.js';
-
-const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built CLI with piped stdio (so stdout and stderr are not terminals). */
-function hop(args: readonly string[], input = ''): Run {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    input,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', HEDGEHOP_FILE: '', HEDGEHOP_AGENT: '' },
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** Runs with --json and parses stdout as exactly one JSON document. */
 function hopJson<T = Record<string, unknown>>(args: readonly string[], input = ''): T {

@@ -5,27 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CLI, hop } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function hop(args: readonly string[], input = ''): Run {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    input,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', HEDGEHOP_FILE: '', HEDGEHOP_AGENT: '' },
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** A memory file with one line `auth` and one task on it. */
 function withTask(): { dir: string; file: string } {
