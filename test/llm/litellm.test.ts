@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAICompatible, openMemory } from '../../src/index.js';
+import { createOpenAICompatible, openMemory, type MemoryDB } from '../../src/index.js';
 import { tempFile } from '../helpers/temp.js';
 import { chatReply, startScriptedServer, type ScriptedServer } from './scripted-openai-server.js';
 
@@ -40,6 +40,19 @@ async function liteLLM(): Promise<ScriptedServer> {
 
 const LONG = 'We rotated refresh tokens on every use and revoked a family on reuse. '.repeat(40);
 
+/** Commits one long task on a new line `auth` of the primary agent. */
+async function commitRotation(db: MemoryDB) {
+  const radial = db.primary().radial;
+  await radial.createLine('auth', 'Authentication', 'Tokens');
+  const node = await radial.completeTask({
+    lineId: 'auth',
+    taskLabel: 'Refresh-token rotation',
+    fullContext: LONG,
+    conversationSummary: LONG,
+  });
+  return { radial, node };
+}
+
 describe('a LiteLLM proxy through createOpenAICompatible', () => {
   it('sends provider-prefixed model names unchanged to the proxy, with the virtual key', async () => {
     const server = await liteLLM();
@@ -51,14 +64,7 @@ describe('a LiteLLM proxy through createOpenAICompatible', () => {
       retryDelayMs: 5,
     });
     const db = await openMemory(tempFile(), { llm: model, dream: { auto: false } });
-    const radial = db.primary().radial;
-    await radial.createLine('auth', 'Authentication', 'Tokens');
-    const node = await radial.completeTask({
-      lineId: 'auth',
-      taskLabel: 'Refresh-token rotation',
-      fullContext: LONG,
-      conversationSummary: LONG,
-    });
+    const { node } = await commitRotation(db);
     expect(node.summariesState).toBe('ready');
     expect(node.summaries.detailed).toBe('Summary by anthropic/claude-3-5-sonnet.');
     expect(server.requests.length).toBeGreaterThan(0);
@@ -85,14 +91,7 @@ describe('a LiteLLM proxy through createOpenAICompatible', () => {
       maxRetries: 0,
     });
     const db = await openMemory(tempFile(), { llm: model, dream: { auto: false } });
-    const radial = db.primary().radial;
-    await radial.createLine('auth', 'Authentication', 'Tokens');
-    const node = await radial.completeTask({
-      lineId: 'auth',
-      taskLabel: 'Refresh-token rotation',
-      fullContext: LONG,
-      conversationSummary: LONG,
-    });
+    const { radial, node } = await commitRotation(db);
     expect(node.summariesState).toBe('pending');
     expect(await radial.loadFullState(node.id)).toBe(LONG);
     await db.close();
