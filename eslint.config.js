@@ -70,8 +70,24 @@ export default tseslint.config(
     },
   },
   ...layerRules(),
+  // A repository call may return a Promise (the engine seam), so a missing await must not pass.
+  // Type-aware, hence slow on our shared machines: `HEDGEHOP_LINT_TYPED=1 npx eslint src test bench`.
+  ...(process.env.HEDGEHOP_LINT_TYPED ? [typedPromiseRules()] : []),
   {
     files: ['*.config.ts', '*.config.js', 'eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );
+
+function typedPromiseRules() {
+  return {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/web/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  };
+}

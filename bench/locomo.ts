@@ -36,11 +36,11 @@ export function bm25Subject(): LocomoSubject {
         mode: 'exclusive',
         busyTimeoutMs: 1000,
       });
-      const agent = store.agents.ensurePrimary('primary', 0);
+      const agent = store.direct.agents.ensurePrimary('primary', 0);
       store.engine.write('ingest', () => {
         for (const session of conversation.sessions) {
           for (const turn of session.turns) {
-            store.index.upsert({
+            store.direct.index.upsert({
               layer: 'archive',
               ref: turn.diaId,
               agentId: agent.id,
@@ -55,15 +55,14 @@ export function bm25Subject(): LocomoSubject {
           const expression = matchExpression(queryTerms(question).map((t) => t.word));
           if (!expression) return Promise.resolve([]);
           const hits = store.engine.read('rank', () =>
-            store.recall.match(expression, { agentId: agent.id }, 20),
+            store.direct.recall.match(expression, { agentId: agent.id }, 20),
           );
           return Promise.resolve(hits.map((h) => h.ref));
         },
         contextTurns: () => Promise.resolve(new Set<string>()),
-        close() {
-          store.close();
+        async close() {
+          await store.close();
           rmSync(dir, { recursive: true, force: true });
-          return Promise.resolve();
         },
       });
     },

@@ -199,17 +199,17 @@ export function hitTurns(hits: readonly RecallHit[], topicIds: readonly string[]
 }
 
 /** Plain BM25 over one row per turn (its text and events). */
-function bm25Ranker(conversation: DevConversation): { rank: Ranker; close: () => void } {
+function bm25Ranker(conversation: DevConversation): { rank: Ranker; close: () => Promise<void> } {
   const temp = tempDir('hedgehop-quality-bm25-');
   const store = Store.open(join(temp.dir, 'bm25.db'), {
     durability: 'normal',
     mode: 'exclusive',
     busyTimeoutMs: 1000,
   });
-  const agent = store.agents.ensurePrimary('primary', 0);
+  const agent = store.direct.agents.ensurePrimary('primary', 0);
   store.engine.write('ingest', () => {
     conversation.turns.forEach((turn, i) => {
-      store.index.upsert({
+      store.direct.index.upsert({
         layer: 'archive',
         ref: String(i),
         agentId: agent.id,
@@ -222,11 +222,13 @@ function bm25Ranker(conversation: DevConversation): { rank: Ranker; close: () =>
     rank: (question) => {
       const expression = matchExpression(queryTerms(question).map((t) => t.word));
       if (!expression) return Promise.resolve([]);
-      const hits = store.engine.read('rank', () => store.recall.match(expression, { agentId: agent.id }, 40));
+      const hits = store.engine.read('rank', () =>
+        store.direct.recall.match(expression, { agentId: agent.id }, 40),
+      );
       return Promise.resolve(hits.map((h) => Number(h.ref)));
     },
-    close: () => {
-      store.close();
+    close: async () => {
+      await store.close();
       temp.cleanup();
     },
   };

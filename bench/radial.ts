@@ -334,7 +334,7 @@ export const runRadial: BenchModule = async (options) => {
     );
     const bare = await timeEach(queries.length, (i) => {
       const match = matchExpression(queryTerms(queries[i] as string).map((t) => t.word));
-      return match ? store.recall.matchBare(match, 40) : [];
+      return match ? store.direct.recall.matchBare(match, 40) : [];
     });
     const n = stats(navigate.subject);
     const navigateRows: BenchRow[] = [

@@ -168,7 +168,7 @@ export const runRecall: BenchModule = async (options) => {
     const expressions = queries.map((q) => matchExpression(queryTerms(q).map((t) => t.word)) as string);
     for (let i = 0; i < 5; i++) {
       await agent.recall(queries[i] as string);
-      store.engine.read('warm', () => store.recall.matchBare(expressions[i] as string, 10));
+      store.engine.read('warm', () => store.direct.recall.matchBare(expressions[i] as string, 10));
     }
     const recallMs: number[] = [];
     const searchMs: number[] = [];
@@ -179,7 +179,7 @@ export const runRecall: BenchModule = async (options) => {
       searchMs.push(...(await timeEach(1, () => searchIndex(store, { agentId, query, limit: 10 }))));
       floorMs.push(
         ...(await timeEach(1, () =>
-          store.engine.read('floor', () => store.recall.matchBare(expressions[i] as string, 10)),
+          store.engine.read('floor', () => store.direct.recall.matchBare(expressions[i] as string, 10)),
         )),
       );
     }
@@ -228,7 +228,7 @@ export const runRecall: BenchModule = async (options) => {
       { bench: 'recall', case: `bare FTS5 MATCH @${size}`, metric: 'p50', value: f.p50, unit: 'ms' },
       { bench: 'recall', case: `bare FTS5 MATCH @${size}`, metric: 'p99', value: f.p99, unit: 'ms' },
     );
-    const footprint = store.engine.read('footprint', () => store.recall.footprint());
+    const footprint = store.engine.read('footprint', () => store.direct.recall.footprint());
     rows.push({
       bench: 'recall',
       case: `index size @${size}`,

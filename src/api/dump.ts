@@ -68,7 +68,8 @@ export async function exportDump(
 ): Promise<DumpHeader> {
   if (typeof write !== 'function')
     throw new HedgehopError('INVALID_INPUT', 'write: must be a function', { field: 'write' });
-  return exportStoreDump(db.store.engine, write, options.onProgress);
+  const store = db.store;
+  return store.exclusive('exportDump', () => exportStoreDump(store.engine, write, options.onProgress));
 }
 
 const importOptionsSchema = z.strictObject({
@@ -109,12 +110,11 @@ export async function importDump(
     busyTimeoutMs: settings.busyTimeoutMs,
   });
   try {
-    return importStoreDump(store.engine, lines, {
-      radialIndexText,
-      onProgress: settings.onProgress,
-    });
+    return await store.exclusive('importDump', () =>
+      importStoreDump(store.engine, lines, { radialIndexText, onProgress: settings.onProgress }),
+    );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -74,24 +74,27 @@ export class MemoryDB {
   readonly #primary: Agent;
   #knowledge: KnowledgeStore | undefined;
 
-  private constructor(store: Store, options: ResolvedOpenOptions) {
+  private constructor(store: Store, options: ResolvedOpenOptions, clock: MonotonicClock, primary: AgentRow) {
     this.#store = store;
     this.#options = options;
     this.#summarizer = chooseSummarizer(options);
-    this.#clock = new MonotonicClock(options.clock);
+    this.#clock = clock;
     this.#settings = {
       originTokenBudget: options.originTokenBudget,
       retentionMs: options.retention === false ? undefined : options.retention.archiveMs,
       dream: options.dream,
     };
-    const row = options.readOnly
-      ? store.agents.list().find((agent) => agent.isPrimary)
-      : store.agents.ensurePrimary(PRIMARY_AGENT, this.#clock.now());
+    this.#primary = this.#makeAgent(primary);
+  }
+
+  /** The primary agent's row, created on a writable file's first open. */
+  static async #primaryRow(store: Store, readOnly: boolean, clock: MonotonicClock): Promise<AgentRow> {
+    const row = readOnly
+      ? await store.read('open', async (tx) => (await tx.agents.list()).find((agent) => agent.isPrimary))
+      : await store.write('open', (tx) => tx.agents.ensurePrimary(PRIMARY_AGENT, clock.now()));
     if (!row)
       throw new HedgehopError('NOT_FOUND', `${store.path} has no primary agent (open it writable once)`);
-    this.#primary = this.#makeAgent(row);
-    // The file is the source of truth: a given profile only seeds an agent that has none.
-    if (options.profile && !options.readOnly) seedProfile(this.#primary.memoryContext, options.profile);
+    return row;
   }
 
   /** @internal Use {@link openMemory}. */
@@ -106,14 +109,19 @@ export class MemoryDB {
       readOnly: resolved.readOnly,
     });
     try {
-      const db = new MemoryDB(store, resolved);
+      const clock = new MonotonicClock(resolved.clock);
+      const primary = await MemoryDB.#primaryRow(store, resolved.readOnly, clock);
+      const db = new MemoryDB(store, resolved, clock, primary);
+      // The file is the source of truth: a given profile only seeds an agent that has none.
+      if (resolved.profile && !resolved.readOnly)
+        await seedProfile(db.#primary.memoryContext, resolved.profile);
       // The recall index arrived in schema 5: a file migrated from before it has verbatim
       // records but no index rows yet, so build them once, now.
       if (store.engine.migratedFrom > 0 && store.engine.migratedFrom < INDEX_SCHEMA_VERSION)
         await reindex(store);
       return db;
     } catch (error) {
-      store.close();
+      store.closeNow();
       throw error;
     }
   }
@@ -189,28 +197,29 @@ export class MemoryDB {
     if (checked.profile) parseInput(profilePatchSchema, checked.profile, 'options.profile');
     const own = checked.llm || checked.summarizer ? chooseSummarizer(checked) : undefined;
     const agent =
-      typeof nameOrId === 'number' ? this.#agentById(nameOrId, own) : this.#agentByName(nameOrId, own);
+      typeof nameOrId === 'number' ? await this.#agentById(nameOrId, own) : await this.#agentByName(nameOrId, own);
     if (checked.profile && !this.#options.readOnly)
-      seedProfile(agent.memoryContext, checked.profile, 'options.profile');
+      await seedProfile(agent.memoryContext, checked.profile, 'options.profile');
     return agent;
   }
 
-  #agentByName(name: unknown, own: Summarizer | undefined): Agent {
+  async #agentByName(name: unknown, own: Summarizer | undefined): Promise<Agent> {
     const checked = parseInput(agentNameSchema, name, 'name');
     const cached = this.#cached(checked, own);
     if (cached) return cached;
     if (this.#options.readOnly) {
-      const row = this.#store.agents.byName(checked);
+      const row = await this.#store.read('agent', (tx) => tx.agents.byName(checked));
       if (!row) throw new HedgehopError('NOT_FOUND', `no agent named '${checked}' in ${this.path}`);
-      return this.#makeAgent(row, own);
+      return this.#cached(checked, own) ?? this.#makeAgent(row, own);
     }
-    const { agent } = this.#store.agents.ensure(checked, this.#clock.now());
-    return this.#makeAgent(agent, own);
+    const now = this.#clock.now();
+    const { agent } = await this.#store.write('agent', (tx) => tx.agents.ensure(checked, now));
+    return this.#cached(checked, own) ?? this.#makeAgent(agent, own);
   }
 
-  #agentById(id: number, own: Summarizer | undefined): Agent {
+  async #agentById(id: number, own: Summarizer | undefined): Promise<Agent> {
     const checked = parseInput(agentIdSchema, id, 'id');
-    const row = this.#store.engine.read('agent', () => this.#store.agents.byId(checked));
+    const row = await this.#store.read('agent', (tx) => tx.agents.byId(checked));
     if (!row)
       throw new HedgehopError('NOT_FOUND', `no agent with id ${checked} in ${this.path} (see db.agents())`, {
         field: 'id',
@@ -228,7 +237,7 @@ export class MemoryDB {
   /** Every agent of the file, primary first. */
   async agents(): Promise<AgentInfo[]> {
     this.#assertOpen('agents');
-    return this.#store.engine.read('agents', () => this.#store.agents.list().map(toInfo));
+    return (await this.#store.read('agents', (tx) => tx.agents.list())).map(toInfo);
   }
 
   /** File size, WAL size, live rows per layer and pending derived work. */
@@ -280,7 +289,7 @@ export class MemoryDB {
       // A Dream pass in flight is cancelled (it applies nothing) and awaited, so none outlives the file.
       await Promise.all([...this.#agents.values()].map((agent) => agent.stopBackground()));
     }
-    this.#store.close();
+    await this.#store.close();
   }
 
   /** @internal For adapters and tests inside hedgehop. */

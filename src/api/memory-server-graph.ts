@@ -130,7 +130,7 @@ export class MemoryServerGraph {
   /** `read_graph`: every entity and relation, in creation order. */
   async readGraph(): Promise<MemoryServerSnapshot> {
     this.#assertOpen('readGraph');
-    return this.#store.engine.read('memoryServer.readGraph', () => this.#mapping.readGraph());
+    return this.#mapping.readGraph();
   }
 
   /**
@@ -141,14 +141,14 @@ export class MemoryServerGraph {
     this.#assertOpen('searchNodes');
     const text = parseInput(searchSchema, query, 'query');
     const { limit } = parseInput(searchOptionsSchema, options, 'options');
-    return this.#store.engine.read('memoryServer.searchNodes', () => this.#mapping.searchNodes(text, limit));
+    return this.#mapping.searchNodes(text, limit);
   }
 
   /** `open_nodes`: the named entities that exist, with every relation touching one. */
   async openNodes(names: readonly string[]): Promise<MemoryServerSnapshot> {
     this.#assertOpen('openNodes');
     const checked = parseInput(nameListSchema, names, 'names');
-    return this.#store.engine.read('memoryServer.openNodes', () => this.#mapping.openNodes(checked));
+    return this.#mapping.openNodes(checked);
   }
 
   /**
@@ -165,7 +165,7 @@ export class MemoryServerGraph {
   /** The graph as a memory-server JSONL file (entities, then relations; '' when empty). */
   async exportJsonl(): Promise<string> {
     this.#assertOpen('exportJsonl');
-    return this.#store.engine.read('memoryServer.exportJsonl', () => this.#mapping.exportJsonl());
+    return this.#mapping.exportJsonl();
   }
 }
 

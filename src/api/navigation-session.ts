@@ -61,30 +61,46 @@ export class NavigationSession {
   readonly #seed: SessionSeed;
 
   /** @internal Sessions come from `RadialMemory.navigate`, `navigateStepByStep` and `openNode`. */
-  constructor(service: RadialService, seed: SessionSeed, advance?: Advance) {
+  static async open(
+    service: RadialService,
+    seed: SessionSeed,
+    advance?: Advance,
+  ): Promise<NavigationSession> {
+    const line = await service.getLineOrThrow(seed.node.lineId);
+    const earlier = await service.earlierNodes(seed.node);
+    const context = renderSession({
+      projectName: await service.projectName(),
+      line,
+      node: seed.node,
+      level: seed.level,
+      confidence: seed.confidence,
+      fullContext: seed.level === 4 ? await service.fullContext(seed.node.id) : undefined,
+      earlier: earlier.nodes,
+      earlierBeyond: earlier.beyond,
+      storedHistory: (await service.nodeRecord(seed.node.id))?.history,
+    });
+    return new NavigationSession(service, seed, line, context, advance);
+  }
+
+  private constructor(
+    service: RadialService,
+    seed: SessionSeed,
+    line: RadialLine,
+    context: string,
+    advance: Advance | undefined,
+  ) {
     this.#service = service;
     this.#seed = seed;
     this.#advance = advance;
     this.node = seed.node;
-    this.line = service.getLineOrThrow(seed.node.lineId);
+    this.line = line;
     this.level = seed.level;
     this.levelName = levelName(seed.level);
     this.confidence = seed.confidence ?? 1;
     this.candidates = seed.candidates;
     this.candidateIndex = seed.candidateIndex;
     this.query = seed.query;
-    const earlier = service.earlierNodes(seed.node);
-    this.context = renderSession({
-      projectName: service.projectName(),
-      line: this.line,
-      node: seed.node,
-      level: seed.level,
-      confidence: seed.confidence,
-      fullContext: seed.level === 4 ? service.fullContext(seed.node.id) : undefined,
-      earlier: earlier.nodes,
-      earlierBeyond: earlier.beyond,
-      storedHistory: service.nodeRecord(seed.node.id)?.history,
-    });
+    this.context = context;
   }
 
   /** True while a more detailed level exists (every node has a verbatim state). */
@@ -100,8 +116,8 @@ export class NavigationSession {
   /** The same node one level deeper (this session itself at level 4). */
   async drillDeeper(): Promise<NavigationSession> {
     if (!this.canDrillDeeper) return this;
-    const node = this.#service.getNodeById(this.node.id) ?? this.node;
-    return new NavigationSession(
+    const node = (await this.#service.getNodeById(this.node.id)) ?? this.node;
+    return NavigationSession.open(
       this.#service,
       { ...this.#seed, node, level: (this.level + 1) as DetailLevel },
       this.#advance,
@@ -123,17 +139,17 @@ export class NavigationSession {
 }
 
 /** Sessions over a ranked candidate list: `next()` walks the list. */
-export function candidateSession(
+export async function candidateSession(
   service: RadialService,
   candidates: readonly NavigationCandidate[],
   index: number,
   level: DetailLevel,
   query: string | undefined,
-): NavigationSession | undefined {
+): Promise<NavigationSession | undefined> {
   const candidate = candidates[index];
   if (!candidate) return undefined;
-  const node = service.getNodeById(candidate.node.id) ?? candidate.node;
-  return new NavigationSession(
+  const node = (await service.getNodeById(candidate.node.id)) ?? candidate.node;
+  return NavigationSession.open(
     service,
     { node, level, confidence: candidate.confidence, candidates, candidateIndex: index, query },
     async () => candidateSession(service, candidates, index + 1, level, query),
@@ -189,11 +205,11 @@ export class StepNavigator {
 
   /** The next node as a brief-level session, or `undefined` when the walk is over. */
   async next(): Promise<NavigationSession | undefined> {
-    const candidate = this.#nextCandidate();
+    const candidate = await this.#nextCandidate();
     if (!candidate) return undefined;
     this.#returned++;
-    const node = this.#service.getNodeById(candidate.node.id) ?? candidate.node;
-    return new NavigationSession(
+    const node = (await this.#service.getNodeById(candidate.node.id)) ?? candidate.node;
+    return NavigationSession.open(
       this.#service,
       {
         node,
@@ -207,13 +223,13 @@ export class StepNavigator {
     );
   }
 
-  #nextCandidate(): NavigationCandidate | undefined {
+  async #nextCandidate(): Promise<NavigationCandidate | undefined> {
     if (this.#matchIndex < this.#matches.length) return this.#matches[this.#matchIndex++];
     const cursor = this.#cursor;
     while (cursor.buffer.length === 0) {
       const line = this.#lines[cursor.lineIndex];
       if (!line) return undefined;
-      const page = this.#service.linePage(line.id, cursor.beforeLineSeq ?? line.endSeq, 100);
+      const page = await this.#service.linePage(line.id, cursor.beforeLineSeq ?? line.endSeq, 100);
       if (page.length === 0) {
         cursor.lineIndex++;
         cursor.beforeLineSeq = undefined;

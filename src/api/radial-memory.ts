@@ -189,7 +189,7 @@ export class RadialMemory {
     const db = await standaloneOpen(path, openOptions);
     try {
       const radial = new RadialMemory(db.context, db);
-      if (name !== undefined && !openOptions.readOnly) radial.#service.setProjectName(name, false);
+      if (name !== undefined && !openOptions.readOnly) await radial.#service.setProjectName(name, false);
       return radial;
     } catch (error) {
       await db.close();
@@ -223,7 +223,7 @@ export class RadialMemory {
   /** The line, created if absent; an existing line keeps its name and description. */
   async getOrCreateLine(id: string, name?: string, description?: string): Promise<RadialLine> {
     const args = this.#lineArgs(id, name, description, 'getOrCreateLine');
-    return this.#service.getOrCreateLine(args.id, args.name, args.description).line;
+    return (await this.#service.getOrCreateLine(args.id, args.name, args.description)).line;
   }
 
   #lineArgs(id: unknown, name: unknown, description: unknown, what: string) {
@@ -283,9 +283,9 @@ export class RadialMemory {
    */
   async extendTask(task: ExtendTaskInput): Promise<RadialNode> {
     const checked = parseInput(extendTaskSchema, task, 'extendTask');
-    const label = checked.taskLabel ?? this.#service.getNode(checked.lineId, 1)?.taskLabel;
+    const label = checked.taskLabel ?? (await this.#service.getNode(checked.lineId, 1))?.taskLabel;
     if (label === undefined) {
-      this.#service.getLineOrThrow(checked.lineId);
+      await this.#service.getLineOrThrow(checked.lineId);
       throw new HedgehopError(
         'INVALID_INPUT',
         `extendTask.taskLabel: line '${checked.lineId}' has no task to extend; give a taskLabel`,
@@ -321,7 +321,7 @@ export class RadialMemory {
   async navigate(query: string, options?: NavigateOptions): Promise<NavigationSession | undefined> {
     const checkedQuery = parseInput(querySchema, query, 'query');
     const checked = parseInput(navigateOptionsSchema, options, 'options');
-    if (checked.lineId !== undefined) this.#service.getLineOrThrow(checked.lineId);
+    if (checked.lineId !== undefined) await this.#service.getLineOrThrow(checked.lineId);
     const candidates = await this.#service.rank(checkedQuery, {
       lineId: checked.lineId,
       limit: checked.limit,
@@ -339,7 +339,8 @@ export class RadialMemory {
   async navigateStepByStep(query: string, options?: { lineId?: string }): Promise<StepNavigator> {
     const checkedQuery = parseInput(stepQuerySchema, query, 'query');
     const { lineId } = parseInput(stepOptionsSchema, options, 'options');
-    const lines = lineId === undefined ? this.#service.listLines() : [this.#service.getLineOrThrow(lineId)];
+    const lines =
+      lineId === undefined ? await this.#service.listLines() : [await this.#service.getLineOrThrow(lineId)];
     const matches =
       checkedQuery.trim().length > 0 ? await this.#service.rank(checkedQuery, { lineId, limit: 50 }) : [];
     return new StepNavigator(this.#service, checkedQuery, lineId, matches, lines);
@@ -353,8 +354,8 @@ export class RadialMemory {
     const checkedLine = parseInput(idSchema, lineId, 'lineId');
     const checkedPosition = parseInput(positionSchema, position, 'position');
     const checkedLevel = parseLevel(level, 'level');
-    const node = this.#service.getNodeOrThrow(checkedLine, checkedPosition);
-    return new NavigationSession(this.#service, {
+    const node = await this.#service.getNodeOrThrow(checkedLine, checkedPosition);
+    return NavigationSession.open(this.#service, {
       node,
       level: checkedLevel,
       confidence: undefined,
@@ -378,8 +379,8 @@ export class RadialMemory {
   async getNode(lineId: string, position: number): Promise<RadialNode | undefined> {
     const checkedLine = parseInput(idSchema, lineId, 'lineId');
     const checkedPosition = parseInput(positionSchema, position, 'position');
-    const node = this.#service.getNode(checkedLine, checkedPosition);
-    if (!node) this.#service.getLineOrThrow(checkedLine);
+    const node = await this.#service.getNode(checkedLine, checkedPosition);
+    if (!node) await this.#service.getLineOrThrow(checkedLine);
     return node;
   }
 

@@ -313,7 +313,7 @@ export async function evaluateDetailLevels(data: DetailSet): Promise<DetailRepor
       committed.push({ nodeId: node.id, levels: node.summaries, full: '' });
     }
     for (const entry of committed) {
-      const node = radial.service.getNodeById(entry.nodeId);
+      const node = await radial.service.getNodeById(entry.nodeId);
       if (!node) continue;
       // What an agent reads at level 4 (the full view, above the verbatim text).
       entry.full = (await radial.openNode(node.lineId, node.position, 4)).context;

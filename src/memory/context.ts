@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Embedder, Summarizer } from '../llm/types.js';
-import type { Store } from '../store/store.js';
+import type { StoreSeam } from '../store/seam.js';
 
 /** Settings every memory layer reads, fixed at open. */
 export interface MemorySettings {
@@ -18,7 +18,7 @@ export interface MemorySettings {
 
 /** What one agent's memory layers share: the store, the agent, the model and the clock. */
 export interface MemoryContext {
-  readonly store: Store;
+  readonly store: StoreSeam;
   readonly agentId: number;
   readonly agentName: string;
   readonly summarizer: Summarizer;

@@ -90,7 +90,7 @@ describe('user text never becomes FTS5 syntax (fuzz)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hedgehop-query-'));
     store = Store.open(join(dir, 'm.db'), { durability: 'normal', mode: 'exclusive', busyTimeoutMs: 1000 });
-    const agent = store.agents.ensurePrimary('primary', 1);
+    const agent = store.direct.agents.ensurePrimary('primary', 1);
     store.engine.write('seed', () => {
       const texts = [
         'NEAR the body: of "quoted" text',
@@ -99,9 +99,9 @@ describe('user text never becomes FTS5 syntax (fuzz)', () => {
         'plain words here',
       ];
       texts.forEach((text, i) =>
-        store.index.upsert({ layer: 'knowledge', ref: `k${i}`, agentId: null, createdAt: i, text }),
+        store.direct.index.upsert({ layer: 'knowledge', ref: `k${i}`, agentId: null, createdAt: i, text }),
       );
-      store.index.upsert({
+      store.direct.index.upsert({
         layer: 'profile',
         ref: String(agent.id),
         agentId: agent.id,
@@ -111,8 +111,8 @@ describe('user text never becomes FTS5 syntax (fuzz)', () => {
     });
   });
 
-  afterAll(() => {
-    store.close();
+  afterAll(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -163,7 +163,7 @@ describe('user text never becomes FTS5 syntax (fuzz)', () => {
         const expression = matchExpression(queryTerms(text).map((t) => t.word));
         if (expression === undefined) return;
         expect(() =>
-          store.engine.read('fuzz', () => store.recall.match(expression, { agentId: 1 }, 5)),
+          store.engine.read('fuzz', () => store.direct.recall.match(expression, { agentId: 1 }, 5)),
         ).not.toThrow();
       }),
       { numRuns: 600 },
@@ -172,7 +172,9 @@ describe('user text never becomes FTS5 syntax (fuzz)', () => {
 
   it('a quoted operator is a word, not an operator', () => {
     const expression = matchExpression(queryTerms('NEAR body: "quoted"').map((t) => t.word));
-    const hits = store.engine.read('t', () => store.recall.match(expression as string, { agentId: 1 }, 5));
+    const hits = store.engine.read('t', () =>
+      store.direct.recall.match(expression as string, { agentId: 1 }, 5),
+    );
     expect(hits.map((h) => h.ref)).toContain('k0');
   });
 });

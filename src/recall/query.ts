@@ -192,6 +192,29 @@ function scannedText(text: string): string {
  * query's length and bounded (see {@link QUERY_SCAN_CHARS}).
  */
 export function queryTerms(text: string, frequency?: (stem: string) => number): QueryTerm[] {
+  return frequency
+    ? mostInformativeTerms(queryCandidates(text), frequency)
+    : distinctTerms(text, MAX_QUERY_TERMS);
+}
+
+/**
+ * The distinct words of a query from which {@link mostInformativeTerms} picks (at most
+ * 1,024): {@link queryTerms} in two steps, so a caller can read the words' index statistics in
+ * one batch between them.
+ */
+export function queryCandidates(text: string): QueryTerm[] {
+  return distinctTerms(text, MAX_QUERY_CANDIDATES);
+}
+
+/** The at most {@link MAX_QUERY_TERMS} rarest of `candidates` (see {@link queryTerms}). */
+export function mostInformativeTerms(
+  candidates: readonly QueryTerm[],
+  frequency: (stem: string) => number,
+): QueryTerm[] {
+  return mostInformative(candidates, frequency, MAX_QUERY_TERMS);
+}
+
+function distinctTerms(text: string, most: number): QueryTerm[] {
   const tokens = tokenize(scannedText(text));
   const kept = tokens.filter(
     (token) => !isStopWord(token) && (token.length > 1 || /\p{N}|\p{Lo}/u.test(token)),
@@ -199,7 +222,6 @@ export function queryTerms(text: string, frequency?: (stem: string) => number): 
   const chosen = kept.length > 0 ? kept : tokens;
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
-  const most = frequency ? MAX_QUERY_CANDIDATES : MAX_QUERY_TERMS;
   for (const word of chosen) {
     const stemmed = stem(word);
     if (seen.has(stemmed)) continue;
@@ -207,7 +229,7 @@ export function queryTerms(text: string, frequency?: (stem: string) => number): 
     terms.push({ word, stem: stemmed });
     if (terms.length >= most) break;
   }
-  return frequency ? mostInformative(terms, frequency, MAX_QUERY_TERMS) : terms;
+  return terms;
 }
 
 /**

@@ -7,9 +7,20 @@ import type {
   TermStatistics,
 } from '../store/recall-repo.js';
 import { sliceCodePoints } from '../core/text.js';
-import type { Store } from '../store/store.js';
-import { isStopWord, matchExpression, queryTerms, stem, tokenize, type QueryTerm } from './query.js';
+import type { StoreTx } from '../store/seam.js';
+import {
+  isStopWord,
+  matchExpression,
+  mostInformativeTerms,
+  queryCandidates,
+  stem,
+  tokenize,
+  type QueryTerm,
+} from './query.js';
 import type { SearchOptions, RankWeights } from './search-options.js';
+
+/** The repositories ranking reads (inside the caller's read transaction). */
+export type RankReads = Pick<StoreTx, 'recall' | 'vectors'>;
 
 /** The provenance filter of a search, as the repository takes it. */
 export function toDocFilter(options: SearchOptions): DocFilter {
@@ -66,34 +77,34 @@ interface Scored {
  * the priors (turn topics, named speakers, neighbour turns, scene relevance, recency; see
  * docs/file-format.md, "Recall index"). Must run inside a read.
  */
-export function rankDocuments(
-  store: Store,
+export async function rankDocuments(
+  tx: RankReads,
   options: SearchOptions & { readonly limit: number },
   queryVector?: Float32Array,
   weights: RankWeights = DEFAULT_WEIGHTS,
-): RankedDoc[] {
+): Promise<RankedDoc[]> {
   const filter = toDocFilter(options);
-  const statistics = store.recall.termStatistics();
-  const terms = queryTerms(options.query, statistics.frequency);
+  const candidateTerms = queryCandidates(options.query);
+  const statistics = await tx.recall.termStatistics(candidateTerms.map((term) => term.stem));
+  const terms = mostInformativeTerms(candidateTerms, statistics.frequency);
   const match = matchExpression(terms.map((term) => term.word));
   const candidates = Math.max(weights.candidates, options.limit);
-  const matched = match ? store.recall.match(match, filter, candidates) : [];
-  const nearest = queryVector ? vectorCandidates(store, queryVector, filter, candidates) : [];
+  const matched = match ? await tx.recall.match(match, filter, candidates) : [];
+  const nearest = queryVector ? await vectorCandidates(tx, queryVector, filter, candidates) : [];
   if (!match && nearest.length === 0) {
-    const recent = store.recall.recent(filter, options.limit);
-    const texts = store.recall.resolve(recent);
+    const recent = await tx.recall.recent(filter, options.limit);
+    const texts = await tx.recall.resolve(recent);
     return recent.map((doc) => ({ doc, score: 0, confidence: 0, resolved: texts.get(doc.rowid) }));
   }
   if (matched.length === 0 && nearest.length === 0) return [];
-  const contents = new ContentCache(store);
+  const contents = new ContentCache(tx);
   const lexical = nearest.length > 0 ? fuse(matched, nearest, weights) : normalise(matched);
   if (weights.feedback > 0 && matched.length > 0) {
     const seeds = weights.feedbackAfterPriors
-      ? applyPriors(store, contents, cloneScores(lexical), terms, options, weights)
+      ? await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights)
       : [...lexical.values()];
-    addFeedback(
-      store,
-      statistics,
+    await addFeedback(
+      tx,
       contents,
       lexical,
       seeds.slice(0, weights.feedbackDocs),
@@ -104,11 +115,11 @@ export function rankDocuments(
     );
   }
   const scored = capScenes(
-    applyPriors(store, contents, cloneScores(lexical), terms, options, weights),
+    await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights),
     weights,
   );
   const top = scored.slice(0, options.limit);
-  const texts = store.recall.resolve(top.map((s) => s.doc));
+  const texts = await tx.recall.resolve(top.map((s) => s.doc));
   const confidence = confidenceOf(statistics, terms, texts);
   return top.map((s) => ({
     doc: s.doc,
@@ -162,10 +173,15 @@ function passesFilter(doc: DocRow, filter: DocFilter): boolean {
 }
 
 /** The rows nearest to the query vector that pass the filter, nearest first. */
-function vectorCandidates(store: Store, vector: Float32Array, filter: DocFilter, k: number): DocRow[] {
-  const nearest = store.vectors.nearest(vector, filter.agentId, k);
+async function vectorCandidates(
+  tx: RankReads,
+  vector: Float32Array,
+  filter: DocFilter,
+  k: number,
+): Promise<DocRow[]> {
+  const nearest = await tx.vectors.nearest(vector, filter.agentId, k);
   if (nearest.length === 0) return [];
-  const docs = new Map(store.recall.docs(nearest.map((n) => n.rowid)).map((d) => [d.rowid, d]));
+  const docs = new Map((await tx.recall.docs(nearest.map((n) => n.rowid))).map((d) => [d.rowid, d]));
   return nearest.flatMap((n) => {
     const doc = docs.get(n.rowid);
     return doc && passesFilter(doc, filter) ? [doc] : [];
@@ -205,28 +221,28 @@ function fuse(
 
 /** Archive contents read once per query, for the priors that look at words. */
 class ContentCache {
-  readonly #store: Store;
+  readonly #tx: RankReads;
   readonly #texts = new Map<number, ArchiveText>();
 
-  constructor(store: Store) {
-    this.#store = store;
+  constructor(tx: RankReads) {
+    this.#tx = tx;
   }
 
   readonly #heads = new Map<number, ArchiveText>();
 
   /** Contents of the given archive rows (by `ref`), reading only the ones not yet cached. */
-  get(docs: readonly DocRow[]): Map<number, ArchiveText> {
+  async get(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
     const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
     const missing = wanted.filter((id) => !this.#texts.has(id));
-    for (const [id, text] of this.#store.recall.archiveRecords(missing)) this.#texts.set(id, text);
+    for (const [id, text] of await this.#tx.recall.archiveRecords(missing)) this.#texts.set(id, text);
     return this.#texts;
   }
 
   /** Speaker, role and the first characters of the content (enough for a `Name:` label). */
-  heads(docs: readonly DocRow[]): Map<number, ArchiveText> {
+  async heads(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
     const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
     const missing = wanted.filter((id) => !this.#heads.has(id) && !this.#texts.has(id));
-    for (const [id, text] of this.#store.recall.archiveRecords(missing, SPEAKER_HEAD_CHARS))
+    for (const [id, text] of await this.#tx.recall.archiveRecords(missing, SPEAKER_HEAD_CHARS))
       this.#heads.set(id, text);
     const out = new Map(this.#heads);
     for (const id of wanted) {
@@ -266,9 +282,8 @@ function normalise(matched: readonly MatchedDoc[]): Map<number, Scored> {
  * rarity) are searched again, and what that finds adds to the lexical scores. It reaches
  * records that say the same thing in other words than the query.
  */
-function addFeedback(
-  store: Store,
-  statistics: TermStatistics,
+async function addFeedback(
+  tx: RankReads,
   cache: ContentCache,
   lexical: Map<number, Scored>,
   seeds: readonly Scored[],
@@ -276,11 +291,10 @@ function addFeedback(
   filter: DocFilter,
   candidates: number,
   weights: RankWeights,
-): boolean {
+): Promise<boolean> {
   const top = seeds.filter((s) => s.doc.layer === 'archive');
-  const contents = cache.get(top.map((s) => s.doc));
+  const contents = await cache.get(top.map((s) => s.doc));
   const queryStems = new Set(terms.map((t) => t.stem));
-  const documents = statistics.documents;
   const best = top[0]?.score ?? 1;
   const weightOf = new Map<string, { word: string; weight: number }>();
   for (const seed of top) {
@@ -297,21 +311,23 @@ function addFeedback(
       weightOf.set(stemmed, entry);
     }
   }
-  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
-  const expansion = [...weightOf.entries()]
+  const weighed: { word: string; weight: number }[] = [];
+  const strongest = [...weightOf.entries()]
     .filter(([, e]) => e.weight > 0)
     .sort((a, b) => b[1].weight - a[1].weight)
-    .slice(0, weights.feedbackTerms * 3)
-    .flatMap(([stemmed, e]) => {
-      const frequency = statistics.frequency(stemmed);
-      // Words in a large share of the index say little and make the second query slow.
-      return frequency > maxFrequency ? [] : [{ word: e.word, weight: e.weight * idf(frequency, documents) }];
-    })
-    .sort((a, b) => b.weight - a.weight)
-    .slice(0, weights.feedbackTerms);
+    .slice(0, weights.feedbackTerms * 3);
+  // Words in a large share of the index say little and make the second query slow.
+  const statistics = await tx.recall.termStatistics(strongest.map(([stemmed]) => stemmed));
+  const documents = statistics.documents;
+  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
+  for (const [stemmed, e] of strongest) {
+    const frequency = statistics.frequency(stemmed);
+    if (frequency <= maxFrequency) weighed.push({ word: e.word, weight: e.weight * idf(frequency, documents) });
+  }
+  const expansion = weighed.sort((a, b) => b.weight - a.weight).slice(0, weights.feedbackTerms);
   const match = matchExpression(expansion.map((e) => e.word));
   if (!match) return false;
-  const more = store.recall.match(match, filter, candidates);
+  const more = await tx.recall.match(match, filter, candidates);
   for (const [rowid, extra] of normalise(more)) {
     const existing = lexical.get(rowid);
     const gain = weights.feedback * extra.lexical;
@@ -323,17 +339,17 @@ function addFeedback(
   return true;
 }
 
-function applyPriors(
-  store: Store,
+async function applyPriors(
+  tx: RankReads,
   cache: ContentCache,
   byRowid: Map<number, Scored>,
   terms: readonly QueryTerm[],
   options: SearchOptions,
   weights: RankWeights,
-): Scored[] {
-  addTopicRecords(store, byRowid, options, weights);
-  addSpeaker(cache, byRowid, terms, weights);
-  addNeighbourContext(store, byRowid, options, weights);
+): Promise<Scored[]> {
+  await addTopicRecords(tx, byRowid, options, weights);
+  await addSpeaker(cache, byRowid, terms, weights);
+  await addNeighbourContext(tx, byRowid, options, weights);
   addSceneRelevance(byRowid, weights);
   addRecency(byRowid, options, weights);
   return [...byRowid.values()].sort((a, b) => b.score - a.score || b.doc.rowid - a.doc.rowid);
@@ -344,19 +360,19 @@ function applyPriors(
  * answer): each archive row gains a decayed share of its best neighbour's lexical score, and
  * neighbours of the strongest hits join the candidates even when they hold no query word.
  */
-function addNeighbourContext(
-  store: Store,
+async function addNeighbourContext(
+  tx: RankReads,
   byRowid: Map<number, Scored>,
   options: SearchOptions,
   weights: RankWeights,
-): void {
+): Promise<void> {
   if (weights.neighbour <= 0 || weights.neighbourWindow <= 0) return;
   const seeds = [...byRowid.values()]
     .filter((s) => s.doc.layer === 'archive' && s.doc.sceneId !== null)
     .slice(0, weights.neighbourSeeds);
   const boost = new Map<number, number>();
   for (const seed of seeds) {
-    const neighbours = store.recall.sceneNeighbours(
+    const neighbours = await tx.recall.sceneNeighbours(
       seed.doc.sceneId as string,
       seed.doc.rowid,
       weights.neighbourWindow,
@@ -385,17 +401,17 @@ const TOPIC_RECORDS = 8;
  * A turn's topic (its name and keywords) matching the query speaks for the turn's records:
  * they gain a share of the topic's lexical score, and join the candidates.
  */
-function addTopicRecords(
-  store: Store,
+async function addTopicRecords(
+  tx: RankReads,
   byRowid: Map<number, Scored>,
   options: SearchOptions,
   weights: RankWeights,
-): void {
+): Promise<void> {
   if (weights.topic <= 0) return;
   if (options.layers !== undefined && !options.layers.includes('archive')) return;
   const topics = [...byRowid.values()].filter((s) => s.doc.layer === 'topic').slice(0, 50);
   for (const topic of topics) {
-    for (const record of store.recall.topicRecords(topic.doc.ref, TOPIC_RECORDS)) {
+    for (const record of await tx.recall.topicRecords(topic.doc.ref, TOPIC_RECORDS)) {
       if (!passesTime(record, options)) continue;
       if (options.sceneId !== undefined && record.sceneId !== options.sceneId) continue;
       const existing = byRowid.get(record.rowid);
@@ -419,16 +435,16 @@ export function speakerOf(text: string): string | undefined {
  * A question that names a person is most often answered by what that person said: archive
  * records whose speaker label is named in the query gain a fixed share.
  */
-function addSpeaker(
+async function addSpeaker(
   cache: ContentCache,
   byRowid: Map<number, Scored>,
   terms: readonly QueryTerm[],
   weights: RankWeights,
-): void {
+): Promise<void> {
   if (weights.speaker <= 0) return;
   const stems = new Set(terms.map((t) => t.stem));
   const archive = [...byRowid.values()].filter((s) => s.doc.layer === 'archive');
-  const contents = cache.heads(archive.map((s) => s.doc));
+  const contents = await cache.heads(archive.map((s) => s.doc));
   for (const s of archive) {
     const record = contents.get(Number(s.doc.ref));
     const speaker = record && (record.speaker ?? speakerOf(record.content));

@@ -12,7 +12,7 @@ import {
   recallQuerySchema,
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
-import type { Store } from '../store/store.js';
+import type { StoreSeam, StoreTx } from '../store/seam.js';
 import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
@@ -51,7 +51,7 @@ interface Item {
  * ```
  */
 export async function recall(
-  store: Store,
+  store: StoreSeam,
   who: Recaller,
   query: unknown,
   options?: unknown,
@@ -71,7 +71,7 @@ export async function recall(
     limit: Math.max(parsed.limit * 3, CONTEXT_CANDIDATES),
     embedder: who.embedder,
   });
-  // Ranking ran in one synchronous read; let other requests of a server run before assembling.
+  // Ranking ran in one read; let other requests of a server run before assembling.
   await yieldToOthers();
   const items = bestPartPerRecord(ranked);
   const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
@@ -100,8 +100,8 @@ const RECALL_BACKFILL = 64;
  * Embeds a few pending rows before searching. A failing embedder, or a file whose vectors come
  * from another model, leaves recall to BM25 alone rather than failing it.
  */
-async function catchUpEmbeddings(store: Store, embedder: Embedder): Promise<void> {
-  if (store.engine.options.readOnly) return;
+async function catchUpEmbeddings(store: StoreSeam, embedder: Embedder): Promise<void> {
+  if (store.readOnly) return;
   try {
     await backfillEmbeddings(store, embedder, { limit: RECALL_BACKFILL });
   } catch {

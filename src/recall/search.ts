@@ -1,7 +1,7 @@
 import { type SearchHit, MAX_SEARCH_LIMIT } from '../core/model/recall.js';
 import type { DocRow, ResolvedText } from '../store/recall-repo.js';
-import type { Store } from '../store/store.js';
-import { DEFAULT_WEIGHTS, rankDocuments } from './rank.js';
+import type { StoreSeam } from '../store/seam.js';
+import { DEFAULT_WEIGHTS, rankDocuments, type RankReads } from './rank.js';
 import { type SearchOptions } from './search-options.js';
 
 /** Default and maximum number of hits. */
@@ -9,7 +9,7 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 /**
  * Searches one agent's recall index (plus the file-wide knowledge rows): BM25 over FTS5, with
  * neighbour, recency and position priors, fused with vector search when an embedder is given.
- * Synchronous reads run in one read transaction; only the query embedding is awaited. An
+ * The reads run in one read transaction, after the query embedding (never inside it). An
  * embedder that fails (or was not the one the file's vectors were made with) is not used.
  *
  * @example
@@ -18,19 +18,19 @@ export const DEFAULT_SEARCH_LIMIT = 10;
  * if (hits[0] && hits[0].confidence > 0.6) console.log(hits[0].ref);
  * ```
  */
-export async function searchIndex(store: Store, options: SearchOptions): Promise<SearchHit[]> {
+export async function searchIndex(store: StoreSeam, options: SearchOptions): Promise<SearchHit[]> {
   const queryVector = (await embedQuery(store, options)) ?? undefined;
-  return searchIndexSync(store, options, queryVector);
+  return store.read('search', (tx) => searchIndexIn(tx, options, queryVector));
 }
 
 /**
  * The query's vector, when an embedder is given, the query has text, and the file's vectors
  * were made with that same model (vectors of two models are never compared).
  */
-async function embedQuery(store: Store, options: SearchOptions): Promise<Float32Array | undefined> {
+async function embedQuery(store: StoreSeam, options: SearchOptions): Promise<Float32Array | undefined> {
   const embedder = options.embedder;
   if (!embedder || options.query.trim().length === 0) return undefined;
-  const model = store.engine.read('search', () => store.vectors.model());
+  const model = await store.read('search', (tx) => tx.vectors.model());
   if (!model || model.modelId !== embedder.modelId || model.dimensions !== embedder.dimensions)
     return undefined;
   try {
@@ -43,21 +43,20 @@ async function embedQuery(store: Store, options: SearchOptions): Promise<Float32
 }
 
 /**
- * {@link searchIndex} without awaiting: BM25 (and the given query vector, if any) only.
- * For callers that already hold a read transaction or cannot await.
+ * {@link searchIndex} inside the caller's transaction: BM25 (and the given query vector, if
+ * any) only, no embedder call (none may happen inside a transaction).
  */
-export function searchIndexSync(
-  store: Store,
+export async function searchIndexIn(
+  tx: RankReads,
   options: SearchOptions,
   queryVector?: Float32Array,
-): SearchHit[] {
+): Promise<SearchHit[]> {
   const limit = clampLimit(options.limit);
-  return store.engine.read('search', () =>
-    rankDocuments(store, { ...options, limit }, queryVector, {
-      ...DEFAULT_WEIGHTS,
-      ...options.weights,
-    }).map((ranked) => toHit(ranked.doc, ranked)),
-  );
+  const ranked = await rankDocuments(tx, { ...options, limit }, queryVector, {
+    ...DEFAULT_WEIGHTS,
+    ...options.weights,
+  });
+  return ranked.map((entry) => toHit(entry.doc, entry));
 }
 
 /** A hit with the verbatim text behind it (read once while ranking). */
@@ -70,16 +69,17 @@ export interface ResolvedHit {
  * {@link searchIndex} that also hands back each hit's verbatim text, read in the same snapshot
  * as the ranking (hits whose record is gone are left out). Recall builds its context from it.
  */
-export async function searchIndexResolved(store: Store, options: SearchOptions): Promise<ResolvedHit[]> {
+export async function searchIndexResolved(store: StoreSeam, options: SearchOptions): Promise<ResolvedHit[]> {
   const queryVector = (await embedQuery(store, options)) ?? undefined;
   const limit = clampLimit(options.limit);
-  return store.engine.read('search', () =>
-    rankDocuments(store, { ...options, limit }, queryVector, {
+  const ranked = await store.read('search', (tx) =>
+    rankDocuments(tx, { ...options, limit }, queryVector, {
       ...DEFAULT_WEIGHTS,
       ...options.weights,
-    }).flatMap((ranked) =>
-      ranked.resolved ? [{ hit: toHit(ranked.doc, ranked), resolved: ranked.resolved }] : [],
-    ),
+    }),
+  );
+  return ranked.flatMap((entry) =>
+    entry.resolved ? [{ hit: toHit(entry.doc, entry), resolved: entry.resolved }] : [],
   );
 }
 

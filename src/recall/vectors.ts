@@ -1,7 +1,9 @@
 import { sliceCodePoints } from '../core/text.js';
 import type { Embedder } from '../llm/types.js';
 import type { DocRow, ResolvedText } from '../store/recall-repo.js';
-import type { Store } from '../store/store.js';
+import type { StoreSeam, StoreTx } from '../store/seam.js';
+
+type VectorTx = Pick<StoreTx, 'recall' | 'vectors'>;
 
 /** Texts longer than this (code points) are cut before embedding; embedders have input limits. */
 export const EMBED_MAX_CHARS = 8000;
@@ -30,18 +32,16 @@ export interface BackfillOptions {
  * A different model than the one the file's vectors were made with is a `CONFLICT`, unless
  * `replace` is set: then every vector is dropped and recomputed by later backfills.
  */
-export function configureEmbedder(
-  store: Store,
+export async function configureEmbedder(
+  store: StoreSeam,
   embedder: Embedder,
   options: { readonly replace?: boolean } = {},
-): 'created' | 'unchanged' | 'replaced' {
+): Promise<'created' | 'unchanged' | 'replaced'> {
   const model = { modelId: embedder.modelId, dimensions: embedder.dimensions };
-  const current = store.engine.read('configure embedder', () => store.vectors.model());
+  const current = await store.read('configure embedder', (tx) => tx.vectors.model());
   if (current && current.modelId === model.modelId && current.dimensions === model.dimensions)
     return 'unchanged';
-  return store.engine.write('configure embedder', () =>
-    store.vectors.configure(model, options.replace ?? false),
-  );
+  return store.write('configure embedder', (tx) => tx.vectors.configure(model, options.replace ?? false));
 }
 
 /** The text a row is embedded from: the verbatim text (with the speaker for utterances). */
@@ -63,32 +63,29 @@ export function embeddingText(doc: DocRow, resolved: ResolvedText): string {
  * ```
  */
 export async function backfillEmbeddings(
-  store: Store,
+  store: StoreSeam,
   embedder: Embedder,
   options: BackfillOptions = {},
 ): Promise<BackfillReport> {
-  configureEmbedder(store, embedder);
+  await configureEmbedder(store, embedder);
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  const total = Math.min(
-    limit,
-    store.engine.read('backfill', () => store.vectors.pendingCount()),
-  );
+  const total = Math.min(limit, await store.read('backfill', (tx) => tx.vectors.pendingCount()));
   let embedded = 0;
   let skipped = 0;
   let after = 0;
   while (embedded + skipped < limit) {
     const want = Math.min(batchSize, limit - embedded - skipped);
-    const batch = store.engine.read('backfill', () => readPending(store, want, after));
+    const batch = await store.read('backfill', (tx) => readPending(tx, want, after));
     if (batch.length === 0) break;
     after = (batch[batch.length - 1] as { rowid: number }).rowid;
     const vectors = await embedder.embed(batch.map((b) => b.text));
-    const saved = store.engine.write('backfill', () => saveIfUnchanged(store, batch, vectors));
+    const saved = await store.write('backfill', (tx) => saveIfUnchanged(tx, batch, vectors));
     embedded += saved;
     skipped += batch.length - saved;
     options.onProgress?.(embedded + skipped, total);
   }
-  const pending = store.engine.read('backfill', () => store.vectors.pendingCount());
+  const pending = await store.read('backfill', (tx) => tx.vectors.pendingCount());
   return { embedded, skipped, pending };
 }
 
@@ -97,9 +94,11 @@ interface PendingText {
   readonly text: string;
 }
 
-function readPending(store: Store, limit: number, after: number): PendingText[] {
-  const docs = store.recall.docs(store.vectors.pending(limit, after)).sort((a, b) => a.rowid - b.rowid);
-  const resolved = store.recall.resolve(docs);
+async function readPending(tx: VectorTx, limit: number, after: number): Promise<PendingText[]> {
+  const docs = (await tx.recall.docs(await tx.vectors.pending(limit, after))).sort(
+    (a, b) => a.rowid - b.rowid,
+  );
+  const resolved = await tx.recall.resolve(docs);
   return docs.map((doc) => {
     const r = resolved.get(doc.rowid);
     // A row whose record is gone is embedded from nothing: it stays findable by BM25 only until removed.
@@ -107,21 +106,21 @@ function readPending(store: Store, limit: number, after: number): PendingText[] 
   });
 }
 
-function saveIfUnchanged(
-  store: Store,
+async function saveIfUnchanged(
+  tx: VectorTx,
   batch: readonly PendingText[],
   vectors: readonly Float32Array[],
-): number {
-  const docs = store.recall.docs(batch.map((b) => b.rowid));
-  const now = store.recall.resolve(docs);
+): Promise<number> {
+  const docs = await tx.recall.docs(batch.map((b) => b.rowid));
+  const now = await tx.recall.resolve(docs);
   const byRowid = new Map(docs.map((d) => [d.rowid, d]));
   let saved = 0;
-  batch.forEach((item, i) => {
+  for (const [i, item] of batch.entries()) {
     const doc = byRowid.get(item.rowid);
     const resolved = now.get(item.rowid);
     const vector = vectors[i];
-    if (!doc || !resolved || !vector || embeddingText(doc, resolved) !== item.text) return;
-    if (store.vectors.save(item.rowid, vector)) saved++;
-  });
+    if (!doc || !resolved || !vector || embeddingText(doc, resolved) !== item.text) continue;
+    if (await tx.vectors.save(item.rowid, vector)) saved++;
+  }
   return saved;
 }

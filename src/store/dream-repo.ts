@@ -407,11 +407,15 @@ export class DreamRepo {
    * Applies a pass in ONE write transaction: checks the pass still holds its lease (else `BUSY`,
    * nothing written), then writes each part whose inputs are unchanged since they were read
    * (a changed part is skipped and reported), then the run's report and undo record.
-   * `finish` builds the report from what was applied (it runs inside the transaction).
+   * `finish` builds the report from what was applied and the profile estimate as it now stands
+   * (it runs inside the transaction, synchronously: a pure function of its arguments).
    */
   apply(
     request: DreamApplyRequest,
-    finish: (result: DreamApplyResult) => { status: DreamRunStatus; report: string },
+    finish: (
+      result: DreamApplyResult,
+      estimate: ProfileEstimateRow,
+    ) => { status: DreamRunStatus; report: string },
   ): DreamApplyResult {
     return this.#engine.write('dream', () => {
       this.#checkLease(request.lease);
@@ -455,7 +459,7 @@ export class DreamRepo {
         ...(profile.undo ? { profile: profile.undo } : {}),
         ...(pruned && pruned.archiveRecords + pruned.planNodes > 0 ? { pruned } : {}),
       };
-      const { status, report } = finish(result);
+      const { status, report } = finish(result, this.profileEstimate(request.agentId));
       this.#engine
         .statement(
           'UPDATE dream_runs SET status = ?, finished_at = ?, report = ?, undo = ? WHERE id = ? AND agent_id = ?',

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { HedgehopError } from '../core/errors.js';
+import { gateOf, releaseGate, type AsyncGate } from './async-gate.js';
 import { FileLock, type OpenMode } from './file-lock.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import type { SqlDatabase, SqlStatement } from './sql-database.js';
@@ -9,6 +10,9 @@ import { guard, wrapSqliteError } from './sqlite-errors.js';
 
 /** What `durability` promises; see docs/file-format.md. */
 export type Durability = 'full' | 'normal';
+
+/** What a transaction may do: `read` sees one snapshot, `write` holds SQLite's write lock. */
+export type TransactionMode = 'read' | 'write';
 
 export interface EngineOptions {
   readonly durability: Durability;
@@ -34,6 +38,10 @@ export class Engine {
   readonly #db: SqlDatabase;
   readonly #lock: FileLock;
   readonly #statements = new Map<string, SqlStatement>();
+  readonly #gateKey: string;
+  readonly #gate: AsyncGate;
+  /** The mode of the transaction {@link Engine.transaction} has open, if any. */
+  #mode: TransactionMode | 'none' | undefined;
   #closed = false;
   #migratedFrom = 0;
 
@@ -42,6 +50,8 @@ export class Engine {
     this.#db = db;
     this.#lock = lock;
     this.options = options;
+    this.#gateKey = canonicalPath(path);
+    this.#gate = gateOf(this.#gateKey);
   }
 
   /** Opens (creating if needed) the file at `path`, locks it and brings its schema up to date. */
@@ -177,11 +187,78 @@ export class Engine {
     return statement;
   }
 
+  /**
+   * Runs the asynchronous `work` as one transaction of this file: waits its turn at the file's
+   * gate (one transaction at a time per file in this process, whatever the callbacks await),
+   * opens `BEGIN IMMEDIATE` (write, with the jittered lock polling of {@link Engine.write}) or
+   * `BEGIN` (read: one snapshot), and commits when `work` resolves or rolls back when it
+   * throws. Mode `none` holds the gate without a transaction (VACUUM, checkpoints).
+   * Statements inside `work` use the synchronous {@link Engine.write}/{@link Engine.read},
+   * which join this transaction.
+   */
+  async transaction<T>(
+    mode: TransactionMode | 'none',
+    context: string,
+    work: () => T | PromiseLike<T>,
+  ): Promise<T> {
+    this.#assertUsable(mode, context);
+    if (!this.#gate.tryEnter()) await this.#gate.enter();
+    try {
+      this.assertOpen(context);
+      if (mode === 'none') {
+        this.#mode = mode;
+        return await work();
+      }
+      guard(context, () => (mode === 'write' ? this.#beginImmediate() : this.#db.exec('BEGIN')));
+      this.#mode = mode;
+      try {
+        const result = await work();
+        guard(context, () => this.#db.exec('COMMIT'));
+        return result;
+      } catch (error) {
+        if (this.#db.open && this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        throw wrapSqliteError(error, context);
+      }
+    } finally {
+      this.#mode = undefined;
+      this.#gate.leave();
+    }
+  }
+
+  /** True while a transaction of this file (on any connection of this process) holds its gate. */
+  get busy(): boolean {
+    return this.#gate.held;
+  }
+
+  #assertUsable(mode: TransactionMode | 'none', context: string): void {
+    this.assertOpen(context);
+    if (mode === 'write' && this.options.readOnly)
+      throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
+  }
+
+  /**
+   * Statements of a synchronous {@link Engine.write}/{@link Engine.read} join the open
+   * {@link Engine.transaction}; outside one they would interleave with a transaction another
+   * caller has parked on an await, so they are refused while the file's gate is held.
+   */
+  #joinOrOwn(mode: TransactionMode, context: string): 'join' | 'own' {
+    if (this.#mode === 'read' && mode === 'write')
+      throw new HedgehopError('READ_ONLY', `${context}: a write inside a read transaction (use store.write)`);
+    if (this.#db.inTransaction) return 'join';
+    if (this.#mode === 'none') return 'own';
+    if (this.#gate.held)
+      throw new HedgehopError(
+        'BUSY',
+        `${context}: a statement outside store.read/store.write while a transaction of this file is open`,
+      );
+    return 'own';
+  }
+
   /** Runs `fn` in one write transaction (`BEGIN IMMEDIATE`). `fn` must be synchronous. */
   write<T>(context: string, fn: () => T): T {
     this.assertOpen(context);
     if (this.options.readOnly) throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
-    if (this.#db.inTransaction) return guard(context, fn);
+    if (this.#joinOrOwn('write', context) === 'join') return guard(context, fn);
     return guard(context, () => {
       this.#beginImmediate();
       try {
@@ -225,7 +302,7 @@ export class Engine {
   /** Runs `fn` in one read transaction, so it sees a single consistent snapshot. */
   read<T>(context: string, fn: () => T): T {
     this.assertOpen(context);
-    if (this.#db.inTransaction) return guard(context, fn);
+    if (this.#joinOrOwn('read', context) === 'join') return guard(context, fn);
     return guard(context, () => this.#db.transaction(fn).deferred());
   }
 
@@ -280,6 +357,7 @@ export class Engine {
       throw new HedgehopError('CLOSED', `close: the memory file ${this.path} is already closed`);
     this.#closed = true;
     this.#statements.clear();
+    releaseGate(this.#gateKey);
     try {
       if (!this.options.readOnly) {
         try {
@@ -292,5 +370,14 @@ export class Engine {
     } finally {
       this.#lock.release();
     }
+  }
+}
+
+/** The path that names the file for the per-file gate (links resolved where they can be). */
+function canonicalPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }

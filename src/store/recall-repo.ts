@@ -96,7 +96,10 @@ export interface ArchiveText {
 export interface TermStatistics {
   /** An upper estimate of the number of index rows. */
   readonly documents: number;
-  /** How many index rows hold `term` (an FTS5-stemmed token). */
+  /**
+   * How many index rows hold `term` (an FTS5-stemmed token). Defined for the stems passed to
+   * {@link RecallRepo.termStatistics}; an engine may answer 0 for any other.
+   */
   readonly frequency: (term: string) => number;
 }
 
@@ -192,9 +195,11 @@ export class RecallRepo {
    * Term statistics (document count and per-term document frequencies) for ranking, cached
    * across queries until the file changes: a commit by this connection (`total_changes()`) or
    * by another one (`PRAGMA data_version`) starts a fresh cache. Each frequency is read from
-   * `search_vocab` once per cache.
+   * `search_vocab` once per cache. `stems` are the terms the caller will ask about: an engine
+   * whose reads are asynchronous reads them in one batch; this one reads each lazily (so
+   * `frequency` answers for any term).
    */
-  termStatistics(): TermStatistics {
+  termStatistics(_stems: readonly string[]): TermStatistics {
     const generation = this.#engine
       .statement("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()")
       .pluck()

@@ -1,3 +1,4 @@
+import { HedgehopError } from '../core/errors.js';
 import { AgentsRepo } from './agents-repo.js';
 import { ConversationRepo } from './conversation-repo.js';
 import { DreamRepo } from './dream-repo.js';
@@ -18,13 +19,10 @@ import {
   type CheckReport,
   type FileStats,
 } from './maintenance.js';
+import type { StoreSeam, StoreTx, TxWork } from './seam.js';
 
-/**
- * The storage seam. `memory/` and `index/` talk to these repositories only; all SQL and every
- * engine specific stays in `store/`. A PostgreSQL backend would provide the same repositories.
- */
-export class Store {
-  readonly engine: Engine;
+/** The SQLite repositories, synchronous underneath the {@link StoreTx} they are handed out as. */
+export interface SqliteRepositories {
   readonly agents: AgentsRepo;
   readonly index: IndexRepo;
   readonly conversation: ConversationRepo;
@@ -36,20 +34,66 @@ export class Store {
   readonly vectors: VectorRepo;
   readonly engram: EngramRepo;
   readonly dream: DreamRepo;
+}
+
+/**
+ * The SQLite engine behind the {@link StoreSeam}. `memory/`, `recall/` and `api/` reach the
+ * repositories only through {@link Store.read}/{@link Store.write}; all SQL and every engine
+ * specific stays in `store/`. A PostgreSQL engine provides the same seam.
+ */
+export class Store implements StoreSeam {
+  readonly engine: Engine;
+  readonly #repos: SqliteRepositories;
 
   private constructor(engine: Engine) {
     this.engine = engine;
-    this.agents = new AgentsRepo(engine);
-    this.vectors = new VectorRepo(engine);
-    this.index = new IndexRepo(engine, this.vectors);
-    this.conversation = new ConversationRepo(engine, this.index);
-    this.radial = new RadialRepo(engine, this.index);
-    this.knowledge = new KnowledgeRepo(engine, this.index);
-    this.leases = new LeasesRepo(engine);
-    this.recall = new RecallRepo(engine);
-    this.reindex = new ReindexRepo(engine);
-    this.engram = new EngramRepo(engine);
-    this.dream = new DreamRepo(engine, this.index, this.conversation, this.engram);
+    const vectors = new VectorRepo(engine);
+    const index = new IndexRepo(engine, vectors);
+    const conversation = new ConversationRepo(engine, index);
+    const engram = new EngramRepo(engine);
+    this.#repos = {
+      agents: new AgentsRepo(engine),
+      vectors,
+      index,
+      conversation,
+      radial: new RadialRepo(engine, index),
+      knowledge: new KnowledgeRepo(engine, index),
+      leases: new LeasesRepo(engine),
+      recall: new RecallRepo(engine),
+      reindex: new ReindexRepo(engine),
+      engram,
+      dream: new DreamRepo(engine, index, conversation, engram),
+    };
+  }
+
+  /**
+   * @internal SQLite only: the synchronous repositories, each call its own transaction, for the
+   * engine's own tests and the benchmarks' raw floors. `BUSY` while a {@link Store.read} or
+   * {@link Store.write} is in flight (use the result at once; never keep it across an await).
+   */
+  get direct(): SqliteRepositories {
+    if (this.engine.busy)
+      throw new HedgehopError('BUSY', 'store.direct: a transaction of this file is in flight');
+    return this.#repos;
+  }
+
+  /** Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`). */
+  read<T>(context: string, work: TxWork<T>): Promise<T> {
+    return this.engine.transaction('read', context, () => this.#run(work));
+  }
+
+  /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
+  write<T>(context: string, work: TxWork<T>): Promise<T> {
+    return this.engine.transaction('write', context, () => this.#run(work));
+  }
+
+  async #run<T>(work: TxWork<T>): Promise<T> {
+    const tx = new LiveTx(this.#repos);
+    try {
+      return await work(tx);
+    } finally {
+      tx.end();
+    }
   }
 
   static open(path: string, options: EngineOptions): Store {
@@ -64,24 +108,99 @@ export class Store {
     return this.engine.closed;
   }
 
-  stats(): FileStats {
-    return fileStats(this.engine);
+  get readOnly(): boolean {
+    return this.engine.options.readOnly ?? false;
   }
 
-  check(): CheckReport {
-    this.engine.assertOpen('check');
-    return checkFile(this.engine);
+  stats(): Promise<FileStats> {
+    return this.engine.transaction('read', 'stats', () => fileStats(this.engine));
   }
 
-  checkpoint(): { walFramesCheckpointed: number; busy: boolean } {
-    return checkpointFile(this.engine);
+  check(): Promise<CheckReport> {
+    return this.engine.transaction('none', 'check', () => checkFile(this.engine));
   }
 
-  compactTo(path: string): { path: string; bytesBefore: number; bytesAfter: number } {
-    return compactFile(this.engine, path);
+  checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+    return this.engine.transaction('none', 'checkpoint', () => checkpointFile(this.engine));
   }
 
-  close(): void {
+  compactTo(path: string): Promise<{ path: string; bytesBefore: number; bytesAfter: number }> {
+    return this.engine.transaction('none', 'compactTo', () => compactFile(this.engine, path));
+  }
+
+  /**
+   * Runs the synchronous `work` with the file's gate held and no transaction open, for
+   * maintenance that manages its own (dump import, VACUUM).
+   */
+  exclusive<T>(context: string, work: () => T): Promise<T> {
+    return this.engine.transaction('none', context, work);
+  }
+
+  /** Closes the file once the transactions already queued on it have finished. */
+  async close(): Promise<void> {
+    if (this.engine.closed) return this.engine.close();
+    await this.engine.transaction('none', 'close', () => this.engine.close());
+  }
+
+  /** Closes the file now (a failed open, where nothing can be queued yet). */
+  closeNow(): void {
     this.engine.close();
+  }
+}
+
+/** A {@link StoreTx} that refuses use once its transaction's callback has settled. */
+class LiveTx implements StoreTx {
+  readonly #repos: SqliteRepositories;
+  #live = true;
+
+  constructor(repos: SqliteRepositories) {
+    this.#repos = repos;
+  }
+
+  end(): void {
+    this.#live = false;
+  }
+
+  #get<K extends keyof SqliteRepositories>(name: K): SqliteRepositories[K] {
+    if (!this.#live)
+      throw new HedgehopError(
+        'CLOSED',
+        `store.${name}: this transaction has ended (use the tx of a new store.read/store.write)`,
+      );
+    return this.#repos[name];
+  }
+
+  get agents(): AgentsRepo {
+    return this.#get('agents');
+  }
+  get index(): IndexRepo {
+    return this.#get('index');
+  }
+  get conversation(): ConversationRepo {
+    return this.#get('conversation');
+  }
+  get radial(): RadialRepo {
+    return this.#get('radial');
+  }
+  get knowledge(): KnowledgeRepo {
+    return this.#get('knowledge');
+  }
+  get leases(): LeasesRepo {
+    return this.#get('leases');
+  }
+  get recall(): RecallRepo {
+    return this.#get('recall');
+  }
+  get reindex(): ReindexRepo {
+    return this.#get('reindex');
+  }
+  get vectors(): VectorRepo {
+    return this.#get('vectors');
+  }
+  get engram(): EngramRepo {
+    return this.#get('engram');
+  }
+  get dream(): DreamRepo {
+    return this.#get('dream');
   }
 }

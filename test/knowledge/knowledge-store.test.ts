@@ -585,10 +585,13 @@ describe('writers changing the graph while a chunked import runs', () => {
           if (deleted) return;
           deleted = true;
           // Another connection (as another process would) deletes a node the batch's edges name.
-          const old = other.store.knowledge.graphByLabel('g');
-          const id = other.store.knowledge.scanNodes({ graphId: old?.id, titles: ['old'] }, () => true, 1)[0]
-            ?.id;
-          other.store.knowledge.deleteNodes([id as string], Date.now());
+          const old = other.store.direct.knowledge.graphByLabel('g');
+          const id = other.store.direct.knowledge.scanNodes(
+            { graphId: old?.id, titles: ['old'] },
+            () => true,
+            1,
+          )[0]?.id;
+          other.store.direct.knowledge.deleteNodes([id as string], Date.now());
         },
       },
     );
@@ -608,8 +611,8 @@ describe('writers changing the graph while a chunked import runs', () => {
       {
         chunkSize: 3,
         onProgress: (progress) => {
-          const graph = other.store.knowledge.graphByLabel('g');
-          if (progress.done === 3 && graph) other.store.knowledge.deleteGraph(graph.id);
+          const graph = other.store.direct.knowledge.graphByLabel('g');
+          if (progress.done === 3 && graph) other.store.direct.knowledge.deleteGraph(graph.id);
         },
       },
     );

@@ -273,7 +273,7 @@ describe('reindex', () => {
       queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
     );
     const docsBefore = store.engine.read('t', () =>
-      store.recall.recent({ agentId: agent.info().id }, 1000),
+      store.direct.recall.recent({ agentId: agent.info().id }, 1000),
     ).length;
     const progress: number[] = [];
     const report = await reindex(store, { onProgress: (p) => progress.push(p.done), batchSize: 3 });
@@ -282,9 +282,9 @@ describe('reindex', () => {
     const after = await Promise.all(
       queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
     );
-    expect(store.engine.read('t', () => store.recall.recent({ agentId: agent.info().id }, 1000)).length).toBe(
-      docsBefore,
-    );
+    expect(
+      store.engine.read('t', () => store.direct.recall.recent({ agentId: agent.info().id }, 1000)).length,
+    ).toBe(docsBefore);
     for (let i = 0; i < queries.length; i++) {
       const b = before[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();
       const a = after[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();

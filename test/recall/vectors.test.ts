@@ -56,8 +56,8 @@ describe('vectors', () => {
     ]);
     const store = db.store;
     const embedder = new TopicEmbedder();
-    expect(configureEmbedder(store, embedder)).toBe('created');
-    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(await configureEmbedder(store, embedder)).toBe('created');
+    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
     const report = await backfillEmbeddings(store, embedder, { batchSize: 2 });
     expect(report.embedded).toBeGreaterThan(0);
     expect(report.pending).toBe(0);
@@ -82,27 +82,27 @@ describe('vectors', () => {
     const records = await (await db.agent('other')).searchArchive({});
     expect(hits.every((h) => records.some((r) => r.id === h.ref))).toBe(true);
     await say(undefined, ['a new puppy arrived']);
-    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
   });
 
   it('never mixes models: another model is a CONFLICT unless replaced', async () => {
     await say(undefined, ['hello there']);
     const store = db.store;
     await backfillEmbeddings(store, new MockEmbedder({ dimensions: 8 }));
-    const error = (() => {
+    const error = await (async () => {
       try {
-        configureEmbedder(store, new MockEmbedder({ dimensions: 16 }));
+        await configureEmbedder(store, new MockEmbedder({ dimensions: 16 }));
       } catch (e) {
         return e;
       }
       return undefined;
     })();
     expect(HedgehopError.isInstance(error) && error.code).toBe('CONFLICT');
-    expect(configureEmbedder(store, new MockEmbedder({ dimensions: 16 }), { replace: true })).toBe(
+    expect(await configureEmbedder(store, new MockEmbedder({ dimensions: 16 }), { replace: true })).toBe(
       'replaced',
     );
-    expect(store.vectors.model()).toEqual({ modelId: 'mock-hash-16', dimensions: 16 });
-    expect(store.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(store.direct.vectors.model()).toEqual({ modelId: 'mock-hash-16', dimensions: 16 });
+    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
     const report = await backfillEmbeddings(store, new MockEmbedder({ dimensions: 16 }));
     expect(report.pending).toBe(0);
   });
@@ -116,9 +116,9 @@ describe('vectors', () => {
     await expect(backfillEmbeddings(db.store, embedder)).rejects.toThrow();
     const result = await db.primary().recall('deploy key');
     expect(result.hits.length).toBeGreaterThan(0);
-    expect(db.store.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(db.store.direct.vectors.pendingCount()).toBeGreaterThan(0);
     embedder.failing = false;
     await db.primary().recall('deploy key');
-    expect(db.store.vectors.pendingCount()).toBe(0);
+    expect(db.store.direct.vectors.pendingCount()).toBe(0);
   });
 });

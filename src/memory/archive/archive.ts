@@ -43,26 +43,28 @@ function toWrite(record: z.output<typeof archiveInputSchema>, now: number): Arch
  * no turn is open, when the record breaks a limit, or when its `planStep` is not a step of the
  * open turn; a refused call writes nothing.
  */
-export function appendArchive(context: MemoryContext, record: unknown): ArchiveSlot {
+export async function appendArchive(context: MemoryContext, record: unknown): Promise<ArchiveSlot> {
   const parsed = parseInput(archiveInputSchema, record, 'appendArchive');
-  return context.store.conversation.archive.append(
-    context.agentId,
-    [toWrite(parsed, context.clock.now())],
-    'appendArchive',
-  )[0] as ArchiveSlot;
+  const now = context.clock.now();
+  const slots = await context.store.write('appendArchive', (tx) =>
+    tx.conversation.archive.append(context.agentId, [toWrite(parsed, now)], 'appendArchive'),
+  );
+  return slots[0] as ArchiveSlot;
 }
 
 /**
  * Writes many records into the open turn in one transaction (all or nothing), in order; for
  * importing whole sessions. Returns their slots in input order.
  */
-export function appendArchiveMany(context: MemoryContext, records: unknown): ArchiveSlot[] {
+export function appendArchiveMany(context: MemoryContext, records: unknown): Promise<ArchiveSlot[]> {
   const parsed = parseInput(manySchema, records, 'appendArchiveMany');
   const now = context.clock.now();
-  return context.store.conversation.archive.append(
-    context.agentId,
-    parsed.map((one) => toWrite(one, now)),
-    'appendArchiveMany',
+  return context.store.write('appendArchiveMany', (tx) =>
+    tx.conversation.archive.append(
+      context.agentId,
+      parsed.map((one) => toWrite(one, now)),
+      'appendArchiveMany',
+    ),
   );
 }
 
@@ -81,7 +83,12 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       'searchArchive.topicId',
       'that is a scene id; pass it as sceneId (a turn id is a topic id)',
     );
-  const repo = context.store.conversation;
+  const planNodes =
+    parsed.planStep !== undefined && parsed.topicId !== undefined
+      ? await context.store.read('searchArchive', (tx) =>
+          tx.conversation.plans.nodes(parsed.topicId as string),
+        )
+      : undefined;
   const filter = {
     agentId: context.agentId,
     topicId: parsed.topicId,
@@ -95,17 +102,14 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
     contains: parsed.contains,
     ids: parsed.ids?.map(Number),
     planSteps:
-      parsed.planStep !== undefined && parsed.topicId !== undefined
-        ? subtreeSeqs(
-            context.store.engine.read('searchArchive', () => repo.plans.nodes(parsed.topicId as string)),
-            parsed.planStep,
-          )
+      planNodes !== undefined && parsed.planStep !== undefined
+        ? subtreeSeqs(planNodes, parsed.planStep)
         : undefined,
   };
   const text = parsed.text?.trim() ?? '';
   if (text.length === 0) {
-    return context.store.engine.read('searchArchive', () =>
-      repo.archive.query({ ...filter, limit: parsed.limit }),
+    return context.store.read('searchArchive', (tx) =>
+      tx.conversation.archive.query({ ...filter, limit: parsed.limit }),
     );
   }
   const wanted = filter.ids === undefined ? undefined : new Set(filter.ids);
@@ -129,8 +133,8 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       .map((hit) => Number(hit.ref))
       .filter((id) => wanted === undefined || wanted.has(id));
     if (ranked.length === 0) return { records: [], exhausted: true };
-    const records = context.store.engine.read('searchArchive', () =>
-      repo.archive.query({ ...filter, ids: ranked, limit: ranked.length }),
+    const records = await context.store.read('searchArchive', (tx) =>
+      tx.conversation.archive.query({ ...filter, ids: ranked, limit: ranked.length }),
     );
     const byId = new Map(records.map((record) => [record.id, record]));
     const found = ranked
@@ -170,18 +174,18 @@ export interface PruneReport {
  * deletes archive records older than the window (host time) and finished plan steps not updated
  * within it (library time), never touching the open turn. Dream calls this.
  */
-export function pruneExpired(context: MemoryContext): PruneReport {
+export async function pruneExpired(context: MemoryContext): Promise<PruneReport> {
   const windowMs = context.settings.retentionMs;
   if (windowMs === undefined) return { enabled: false, cutoff: undefined, archiveRecords: 0, planNodes: 0 };
   const cutoff = context.clock.now() - windowMs;
-  const repo = context.store.conversation;
-  return context.store.engine.write('prune', () => {
-    const open = repo.scenes.openTurnOf(context.agentId);
+  return context.store.write('prune', async (tx) => {
+    const repo = tx.conversation;
+    const open = await repo.scenes.openTurnOf(context.agentId);
     return {
       enabled: true,
       cutoff,
-      archiveRecords: repo.archive.prune(context.agentId, cutoff, open?.id),
-      planNodes: repo.plans.prune(context.agentId, cutoff),
+      archiveRecords: await repo.archive.prune(context.agentId, cutoff, open?.id),
+      planNodes: await repo.plans.prune(context.agentId, cutoff),
     };
   });
 }

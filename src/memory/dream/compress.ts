@@ -107,7 +107,7 @@ export async function planCompression(
   stage.read = { scenes: 0, topics: 0 };
   for (const sceneId of sceneIds) {
     await yieldNow();
-    const { surface } = context.store.dream.surface(sceneId);
+    const { surface } = await context.store.read('dream compress', (tx) => tx.dream.surface(sceneId));
     stage.read.scenes = (stage.read.scenes ?? 0) + 1;
     stage.read.topics = (stage.read.topics ?? 0) + surface.length;
     const turns = surface.filter((topic) => topic.kind === 'turn');

@@ -40,16 +40,14 @@ export function reportOfRun(run: DreamRunRow, live: boolean): DreamReport {
 }
 
 /** The agent's passes, newest first (at most `limit`, default 100). */
-export function dreamHistory(
+export async function dreamHistory(
   context: MemoryContext,
-  isLive: (run: DreamRunRow) => boolean,
+  isLive: (run: DreamRunRow) => Promise<boolean>,
   options: unknown = {},
-): DreamReport[] {
+): Promise<DreamReport[]> {
   const { limit } = parseInput(historySchema, options ?? {}, 'dreamHistory');
-  const runs = context.store.engine.read('dreamHistory', () =>
-    context.store.dream.list(context.agentId, limit),
-  );
-  return runs.map((run) => reportOfRun(run, isLive(run)));
+  const runs = await context.store.read('dreamHistory', (tx) => tx.dream.list(context.agentId, limit));
+  return Promise.all(runs.map(async (run) => reportOfRun(run, await isLive(run))));
 }
 
 /** Validates the id given to `undoDream`. */
@@ -63,8 +61,8 @@ export function parseDreamScene(sceneId: unknown): string | undefined {
 }
 
 /** Dream's current estimate of the agent (undefined before the first distillation). */
-export function distilledProfile(context: MemoryContext): DistilledProfile | undefined {
+export async function distilledProfile(context: MemoryContext): Promise<DistilledProfile | undefined> {
   return toDistilledProfile(
-    context.store.engine.read('distilledProfile', () => context.store.dream.profileEstimate(context.agentId)),
+    await context.store.read('distilledProfile', (tx) => tx.dream.profileEstimate(context.agentId)),
   );
 }

@@ -14,9 +14,11 @@ import type {
   DreamRunStatus,
   EngramWrite,
   FusionWrite,
+  ProfileEstimateRow,
   ProfileWrite,
   RefreshWrite,
 } from '../../store/dream-repo.js';
+import type { StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { cleanKeywords } from '../../llm/keyword-extraction.js';
 import { ENGRAM, topKeywords } from '../engram/engram-math.js';
@@ -43,7 +45,7 @@ export interface PassLease {
   readonly name: string;
   readonly owner: string;
   /** Extends the lease; false when another owner holds it now. */
-  renew(): boolean;
+  renew(): Promise<boolean>;
   /** Wall-clock time for lease expiry checks (leases are compared across processes). */
   wallNow(): number;
 }
@@ -100,10 +102,10 @@ class Pass {
   }
 
   /** Stops before the next stage when the pass was cancelled or lost its lease. */
-  checkpoint(): boolean {
+  async checkpoint(): Promise<boolean> {
     if (this.cancelled !== undefined) return false;
     if (this.options.signal.aborted) this.cancelled = 'the memory file is closing';
-    else if (!this.options.lease.renew())
+    else if (!(await this.options.lease.renew()))
       this.cancelled = `lease ${this.options.lease.name} is held by another process`;
     return this.cancelled === undefined;
   }
@@ -113,7 +115,7 @@ class Pass {
     body: (stage: StageRecord, summarizer: StageSummarizer) => Promise<void> | void,
   ): Promise<void> {
     const stage = this.stage(name);
-    if (!this.checkpoint()) {
+    if (!(await this.checkpoint())) {
       stage.cancel(`cancelled: ${this.cancelled ?? ''}`);
       return;
     }
@@ -134,11 +136,10 @@ class Pass {
       stage.cancel('cancelled: the memory file is closing');
   }
 
-  report(status: DreamStatus, profileWritten: boolean): DreamReport {
+  /** The pass's report; `written` is the profile estimate when this pass wrote it. */
+  report(status: DreamStatus, written: ProfileEstimateRow | undefined): DreamReport {
     const stages = STAGE_ORDER.map((name) => this.stage(name).report());
-    const estimate = profileWritten
-      ? toDistilledProfile(this.context.store.dream.profileEstimate(this.context.agentId))
-      : undefined;
+    const estimate = written ? toDistilledProfile(written) : undefined;
     return {
       id: this.id,
       sceneId: this.options.sceneId,
@@ -163,25 +164,26 @@ class Pass {
  */
 export async function runDreamPass(context: MemoryContext, options: DreamPassOptions): Promise<DreamReport> {
   const pass = new Pass(context, options);
-  context.store.dream.start({
+  const run = {
     id: pass.id,
     agentId: context.agentId,
     sceneId: options.sceneId,
     startedBy: options.startedBy,
     owner: options.lease.owner,
     startedAt: pass.startedAt,
-  });
+  };
+  await context.store.write('dream start', (tx) => tx.dream.start(run));
   await pass.run('radial', (stage, summarizer) => radialStage(pass, stage, summarizer));
   await pass.run('compress', async (stage, summarizer) => {
     pass.computed.fusions = await compressStage(pass, stage, summarizer);
   });
   await pass.run('profile', (stage, summarizer) => profileStage(pass, stage, summarizer));
   await yieldNow();
-  // Engram planning, its reads and the apply run without awaiting in between, so nothing of this
-  // process interleaves; another process's change is caught by the stamps in the apply.
+  // Whatever changes between the engram's reads and the apply (here or in another process) is
+  // caught by the stamps the apply re-checks inside its transaction.
   await pass.run('engram', (stage) => engramStage(pass, stage));
   await pass.run('retention', (stage) => retentionStage(pass, stage));
-  if (!pass.checkpoint()) return finishWithoutApply(pass, 'cancelled', pass.cancelled ?? 'cancelled');
+  if (!(await pass.checkpoint())) return finishWithoutApply(pass, 'cancelled', pass.cancelled ?? 'cancelled');
   return apply(pass);
 }
 
@@ -210,8 +212,8 @@ async function compressStage(
 ): Promise<FusionWrite[]> {
   const { context, options } = pass;
   const min = context.settings.dream.compressMinTopics;
-  const sceneIds = context.store.engine.read('dream compress', () =>
-    context.store.dream.compressibleScenes(context.agentId, options.sceneId, min),
+  const sceneIds = await context.store.read('dream compress', (tx) =>
+    tx.dream.compressibleScenes(context.agentId, options.sceneId, min),
   );
   stage.changed = { fusedTopics: 0, topicsFolded: 0 };
   if (sceneIds.length === 0) {
@@ -222,17 +224,17 @@ async function compressStage(
   return planCompression(context, summarizer, sceneIds, stage, yieldNow);
 }
 
-function evidenceOf(pass: Pass): {
+async function evidenceOf(pass: Pass): Promise<{
   plan: (
     emotions?: ReadonlyMap<string, { readonly valence: number; readonly arousal: number }>,
   ) => EngramPlan;
   keywords: Map<string, string[]>;
   read: Record<string, number>;
-} {
+}> {
   const { context } = pass;
-  const { stored, rows } = context.store.engine.read('dream engram', () => ({
-    stored: context.store.engram.list(context.agentId),
-    rows: context.store.engram.sceneEvidence(context.agentId),
+  const { stored, rows } = await context.store.read('dream engram', async (tx) => ({
+    stored: await tx.engram.list(context.agentId),
+    rows: await tx.engram.sceneEvidence(context.agentId),
   }));
   const scenes = rows.map(sceneEvidence);
   const keywords = new Map(
@@ -262,10 +264,10 @@ function evidenceOf(pass: Pass): {
 async function profileStage(pass: Pass, stage: StageRecord, summarizer: StageSummarizer): Promise<void> {
   const { context } = pass;
   stage.changed = { profile: 0 };
-  const evidence = evidenceOf(pass);
+  const evidence = await evidenceOf(pass);
   const preliminary = evidence.plan();
-  const estimate = context.store.engine.read('dream profile', () =>
-    context.store.dream.profileEstimate(context.agentId),
+  const estimate = await context.store.read('dream profile', (tx) =>
+    tx.dream.profileEstimate(context.agentId),
   );
   const fresh = preliminary.counts.nodesAdded + preliminary.counts.nodesRenewed > 0;
   if (estimate.distilled !== undefined && !fresh) {
@@ -283,8 +285,8 @@ async function profileStage(pass: Pass, stage: StageRecord, summarizer: StageSum
   pass.computed.distillation = checkDistillation(raw, new Set(samples.map((s) => s.id)));
 }
 
-function engramStage(pass: Pass, stage: StageRecord): void {
-  const evidence = evidenceOf(pass);
+async function engramStage(pass: Pass, stage: StageRecord): Promise<void> {
+  const evidence = await evidenceOf(pass);
   const perNode = pass.computed.distillation?.perNode ?? [];
   const plan = evidence.plan(
     new Map(perNode.map((row) => [row.id, { valence: row.valence, arousal: row.arousal }])),
@@ -309,11 +311,11 @@ function retentionStage(pass: Pass, stage: StageRecord): void {
   pass.computed.retentionCutoff = pass.context.clock.now() - windowMs;
 }
 
-function profileWrite(pass: Pass): ProfileWrite | undefined {
+async function profileWrite(pass: Pass, tx: StoreTx): Promise<ProfileWrite | undefined> {
   const distillation = pass.computed.distillation;
   if (!distillation) return undefined;
   const { context } = pass;
-  const expected = context.store.dream.profileEstimate(context.agentId);
+  const expected = await tx.dream.profileEstimate(context.agentId);
   return {
     expected,
     emotion: JSON.stringify(distillation.emotion),
@@ -331,30 +333,31 @@ function engramWrite(plan: EngramPlan | undefined): EngramWrite | undefined {
   return empty ? undefined : { stamps: plan.changed, diff };
 }
 
-function apply(pass: Pass): DreamReport {
+async function apply(pass: Pass): Promise<DreamReport> {
   const { context, options } = pass;
   const start = performance.now();
   let report: DreamReport | undefined;
-  const profile = profileWrite(pass);
   try {
-    context.store.dream.apply(
-      {
-        runId: pass.id,
-        agentId: context.agentId,
-        lease: { name: options.lease.name, owner: options.lease.owner, now: options.lease.wallNow() },
-        now: context.clock.now(),
-        fusions: pass.computed.fusions,
-        refreshes: pass.computed.refreshes,
-        engram: engramWrite(pass.computed.engram),
-        profile,
-        retentionCutoff: pass.computed.retentionCutoff,
-      },
-      (result) => {
-        record(pass, result);
-        pass.applyMs = performance.now() - start;
-        report = pass.report(statusOf(pass), result.profile === 'applied');
-        return { status: report.status as DreamRunStatus, report: JSON.stringify(report) };
-      },
+    await context.store.write('dream', async (tx) =>
+      tx.dream.apply(
+        {
+          runId: pass.id,
+          agentId: context.agentId,
+          lease: { name: options.lease.name, owner: options.lease.owner, now: options.lease.wallNow() },
+          now: context.clock.now(),
+          fusions: pass.computed.fusions,
+          refreshes: pass.computed.refreshes,
+          engram: engramWrite(pass.computed.engram),
+          profile: await profileWrite(pass, tx),
+          retentionCutoff: pass.computed.retentionCutoff,
+        },
+        (result, estimate) => {
+          record(pass, result);
+          pass.applyMs = performance.now() - start;
+          report = pass.report(statusOf(pass), result.profile === 'applied' ? estimate : undefined);
+          return { status: report.status as DreamRunStatus, report: JSON.stringify(report) };
+        },
+      ),
     );
   } catch (error) {
     if (HedgehopError.isInstance(error) && error.code === 'CLOSED') throw error;
@@ -396,7 +399,11 @@ function record(pass: Pass, result: DreamApplyResult): void {
   if (result.pruned) retention.changed = { ...result.pruned };
 }
 
-function finishWithoutApply(pass: Pass, status: DreamRunStatus, reason: string | undefined): DreamReport {
+async function finishWithoutApply(
+  pass: Pass,
+  status: DreamRunStatus,
+  reason: string | undefined,
+): Promise<DreamReport> {
   for (const stage of pass.stages.values()) {
     if (stage.status === 'ok' && reason !== undefined && status === 'cancelled')
       stage.cancel(`cancelled: ${reason}`);
@@ -406,12 +413,9 @@ function finishWithoutApply(pass: Pass, status: DreamRunStatus, reason: string |
     else stage.changed = { ...stage.changed, nodesRefreshed: 0 };
   }
   if (reason !== undefined && !pass.errors.some((e) => e.includes(reason))) pass.errors.push(reason);
-  const report = pass.report(status, false);
-  pass.context.store.dream.finish(
-    pass.id,
-    status,
-    JSON.stringify(report),
-    report.finishedAt ?? pass.startedAt,
+  const report = pass.report(status, undefined);
+  await pass.context.store.write('dream finish', (tx) =>
+    tx.dream.finish(pass.id, status, JSON.stringify(report), report.finishedAt ?? pass.startedAt),
   );
   return report;
 }

@@ -71,31 +71,39 @@ export class DreamScheduler {
     do await this.#settled();
     while (this.#inFlight !== undefined);
     this.#assertRunning('dream');
-    if (sceneId !== undefined && !this.#context.store.dream.hasScene(this.#context.agentId, sceneId)) {
+    const agentId = this.#context.agentId;
+    if (
+      sceneId !== undefined &&
+      !(await this.#context.store.read('dream', (tx) => tx.dream.hasScene(agentId, sceneId)))
+    ) {
       throw notFound(`dream: no scene ${sceneId} for this agent`);
     }
-    this.#acquireOrThrow('dream');
+    await this.#acquireOrThrow('dream');
     return this.#track(this.#run(sceneId, 'explicit'));
   }
 
   /**
    * Called after a turn closed in `sceneId`: starts a background pass for that scene when its
    * surface exceeds `dream.topicThreshold`, automatic Dream is on, and no pass is in flight.
-   * Never throws and never waits for the pass.
+   * Never throws and never waits for the pass (the surface count is read in the background too).
    */
   afterUpdate(sceneId: string): void {
+    const settings = this.#context.settings.dream;
+    if (!settings.auto || this.#stopped || this.#inFlight !== undefined) return;
+    void this.#track(this.#maybeBackground(sceneId));
+  }
+
+  async #maybeBackground(sceneId: string): Promise<void> {
     try {
       const settings = this.#context.settings.dream;
-      if (!settings.auto || this.#stopped || this.#inFlight !== undefined) return;
-      const count = this.#context.store.dream.surfaceCount(sceneId);
+      const count = await this.#context.store.read('dream', (tx) => tx.dream.surfaceCount(sceneId));
       if (count <= settings.topicThreshold) return;
       const step = Math.max(1, settings.topicThreshold - settings.compressMinTopics);
       const last = this.#attempted.get(sceneId);
       if (last !== undefined && count < last + step) return;
       this.#attempted.set(sceneId, count);
-      this.#track(
-        new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#background(sceneId)),
-      );
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.#background(sceneId);
     } catch (error) {
       this.#lastBackgroundError = messageOf(error);
     }
@@ -112,30 +120,31 @@ export class DreamScheduler {
     while (this.#inFlight !== undefined);
     this.#assertRunning('undoDream');
     // Refusals come before the lease is taken, so a refused undo leaves the file untouched.
-    this.#context.store.dream.checkUndo(this.#context.agentId, id);
-    this.#acquireOrThrow('undoDream');
+    const agentId = this.#context.agentId;
+    await this.#context.store.read('undoDream', (tx) => tx.dream.checkUndo(agentId, id));
+    await this.#acquireOrThrow('undoDream');
     try {
       const lease = { name: this.leaseName, owner: this.#owner, now: this.#wall.now() };
-      const result = this.#context.store.dream.undo(
-        this.#context.agentId,
-        id,
-        this.#context.clock.now(),
-        lease,
+      const now = this.#context.clock.now();
+      const result = await this.#context.store.write('undoDream', (tx) =>
+        tx.dream.undo(agentId, id, now, lease),
       );
       return { id, ...result };
     } finally {
-      this.#release();
+      await this.#release();
     }
   }
 
   /** The holder of this agent's Dream lease now, if any. */
-  holder(): string | undefined {
-    return this.#context.store.leases.holder(this.leaseName, this.#wall.now())?.owner;
+  async holder(): Promise<string | undefined> {
+    const now = this.#wall.now();
+    return (await this.#context.store.read('dream lease', (tx) => tx.leases.holder(this.leaseName, now)))
+      ?.owner;
   }
 
   /** True when `run` is running now, here or in a live process. */
-  isLive(run: DreamRunRow): boolean {
-    return run.status === 'running' && this.holder() === run.owner;
+  async isLive(run: DreamRunRow): Promise<boolean> {
+    return run.status === 'running' && (await this.holder()) === run.owner;
   }
 
   /** Cancels the pass in flight and waits for it; no pass starts afterwards. */
@@ -167,7 +176,7 @@ export class DreamScheduler {
 
   async #background(sceneId: string): Promise<void> {
     try {
-      if (this.#stopped || !this.#tryAcquire()) return;
+      if (this.#stopped || !(await this.#tryAcquire())) return;
       await this.#run(sceneId, 'background');
       this.#lastBackgroundError = undefined;
     } catch (error) {
@@ -187,7 +196,7 @@ export class DreamScheduler {
         callTimeoutMs: this.#callTimeoutMs,
       });
     } finally {
-      this.#release();
+      await this.#release();
     }
   }
 
@@ -200,32 +209,39 @@ export class DreamScheduler {
     };
   }
 
-  #tryAcquire(): boolean {
+  async #tryAcquire(): Promise<boolean> {
     try {
-      return this.#context.store.leases.acquire(
-        this.leaseName,
-        this.#owner,
-        this.#leaseTtlMs,
-        this.#wall.now(),
-      );
+      return await this.#acquire();
     } catch {
       return false;
     }
   }
 
-  #acquireOrThrow(what: string): void {
-    if (this.#context.store.leases.acquire(this.leaseName, this.#owner, this.#leaseTtlMs, this.#wall.now()))
-      return;
-    const holder = this.#context.store.leases.holder(this.leaseName, this.#wall.now());
+  #acquire(): Promise<boolean> {
+    const now = this.#wall.now();
+    return this.#context.store.write('dream lease', (tx) =>
+      tx.leases.acquire(this.leaseName, this.#owner, this.#leaseTtlMs, now),
+    );
+  }
+
+  async #acquireOrThrow(what: string): Promise<void> {
+    if (await this.#acquire()) return;
+    const now = this.#wall.now();
+    const holder = await this.#context.store.read('dream lease', (tx) =>
+      tx.leases.holder(this.leaseName, now),
+    );
     throw new HedgehopError(
       'BUSY',
       `${what}: another process is running Dream for this agent (lease ${this.leaseName} held by ${holder?.owner ?? '?'} until ${holder ? new Date(holder.expiresAt).toISOString() : '?'}); try again later`,
     );
   }
 
-  #release(): void {
+  async #release(): Promise<void> {
     try {
-      if (!this.#context.store.closed) this.#context.store.leases.release(this.leaseName, this.#owner);
+      if (!this.#context.store.closed)
+        await this.#context.store.write('dream lease', (tx) =>
+          tx.leases.release(this.leaseName, this.#owner),
+        );
     } catch {
       // the lease expires on its own
     }

@@ -48,8 +48,8 @@ export async function planRefreshes(
   yieldNow: () => Promise<void>,
 ): Promise<RefreshWrite[]> {
   const tier = tierOfSummarizer(context.summarizer);
-  const candidates = context.store.engine.read('dream radial', () =>
-    context.store.dream.refreshCandidates(context.agentId, tier, REFRESH_PER_PASS),
+  const candidates = await context.store.read('dream radial', (tx) =>
+    tx.dream.refreshCandidates(context.agentId, tier, REFRESH_PER_PASS),
   );
   stage.read.refreshCandidates = candidates.length;
   const refreshes: RefreshWrite[] = [];

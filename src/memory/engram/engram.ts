@@ -15,8 +15,8 @@ const toNode = (row: EngramNodeRow): EngramNode => ({
 });
 
 /** The agent's engram as Dream last wrote it; empty before the first Dream pass. */
-export function listEngram(context: MemoryContext): EngramGraph {
-  const { nodes, edges } = context.store.engram.list(context.agentId);
+export async function listEngram(context: MemoryContext): Promise<EngramGraph> {
+  const { nodes, edges } = await context.store.read('listEngram', (tx) => tx.engram.list(context.agentId));
   const live = nodes.filter((node) => node.fadedAt === undefined);
   return {
     nodes: live.map(toNode),

@@ -6,7 +6,7 @@ import type {
   KnowledgeImportChunk,
   KnowledgeNodeWrite,
 } from '../../store/knowledge-repo.js';
-import type { Store } from '../../store/store.js';
+import type { Awaitable, KnowledgeRepository, StoreSeam, StoreTx } from '../../store/seam.js';
 import { canonicalMembers, edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
 import { resolveNodeFields } from './merge.js';
 import { toItemError, type ItemBatch } from '../../core/model/knowledge-items.js';
@@ -60,20 +60,37 @@ const MAX_GRAPH_ID_ATTEMPTS = 1000;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * The knowledge layer's logic over {@link Store.knowledge}: batch imports in atomic chunks,
+ * The knowledge layer's logic over the knowledge repository: batch imports in atomic chunks,
  * lookups, breadth-first subgraphs and ranked search. Input is already validated by the API.
+ * Each call is its own transaction, except inside {@link KnowledgeGraphs.snapshot}, whose view
+ * answers every call from one read.
  */
 export class KnowledgeGraphs {
-  readonly #store: Store;
+  readonly #store: StoreSeam;
   readonly #clock: Clock;
+  /** Set on a {@link KnowledgeGraphs.snapshot} view: the read every call of the view uses. */
+  readonly #tx: StoreTx | undefined;
 
-  constructor(store: Store, clock: Clock) {
+  constructor(store: StoreSeam, clock: Clock, tx?: StoreTx) {
     this.#store = store;
     this.#clock = clock;
+    this.#tx = tx;
   }
 
-  get #repo(): Store['knowledge'] {
-    return this.#store.knowledge;
+  async #read<T>(what: string, work: (repo: KnowledgeRepository, tx: StoreTx) => Awaitable<T>): Promise<T> {
+    if (this.#tx) return work(this.#tx.knowledge, this.#tx);
+    return this.#store.read(what, (tx) => work(tx.knowledge, tx));
+  }
+
+  async #write<T>(what: string, work: (repo: KnowledgeRepository) => Awaitable<T>): Promise<T> {
+    if (this.#tx) return work(this.#tx.knowledge);
+    return this.#store.write(what, (tx) => work(tx.knowledge));
+  }
+
+  /** Runs `work` with a view of these graphs whose every read comes from one snapshot. */
+  snapshot<T>(what: string, work: (view: KnowledgeGraphs) => Promise<T>): Promise<T> {
+    if (this.#tx) return work(this);
+    return this.#store.read(what, (tx) => work(new KnowledgeGraphs(this.#store, this.#clock, tx)));
   }
 
   // ---- import ---------------------------------------------------------------------------------
@@ -91,8 +108,8 @@ export class KnowledgeGraphs {
     batch: KnowledgeBatch,
     settings: ImportSettings,
   ): Promise<{ report: KnowledgeImportReport; createdEdges: string[] }> {
-    const { target, nodes, edges } = this.#store.engine.read('knowledge import', () =>
-      this.#plan(batch, settings.mode),
+    const { target, nodes, edges } = await this.#read('knowledge import', (repo) =>
+      planImport(repo, batch, settings.mode),
     );
     const now = this.#clock.now();
     const items = [...nodes.map((node) => ({ node })), ...edges.map((edge) => ({ edge }))];
@@ -109,7 +126,7 @@ export class KnowledgeGraphs {
         nodes: slice.flatMap((item) => ('node' in item ? [item.node] : [])),
         edges: slice.flatMap((item) => ('edge' in item ? [item.edge] : [])),
       };
-      const result = this.#writeChunk(chunk);
+      const result = await this.#writeChunk(chunk);
       if (result === undefined) {
         report.errors.push(
           `stopped after ${start} of ${total} items: the graph was deleted while the import ran`,
@@ -133,10 +150,10 @@ export class KnowledgeGraphs {
     batches: readonly ItemBatch[],
     settings: ImportSettings,
   ): Promise<KnowledgeItemsImportReport> {
-    this.#store.engine.read('knowledge import', () => {
+    await this.#read('knowledge import', async (repo) => {
       for (const source of batches) {
         try {
-          this.#plan(source.batch, settings.mode);
+          await planImport(repo, source.batch, settings.mode);
         } catch (error) {
           throw toItemError(error, source);
         }
@@ -156,9 +173,9 @@ export class KnowledgeGraphs {
     };
   }
 
-  #writeChunk(chunk: KnowledgeImportChunk): KnowledgeChunkResult | undefined {
+  async #writeChunk(chunk: KnowledgeImportChunk): Promise<KnowledgeChunkResult | undefined> {
     try {
-      return this.#repo.importChunk(chunk);
+      return await this.#write('knowledge import', (repo) => repo.importChunk(chunk));
     } catch (error) {
       if (!chunk.createGraph && HedgehopError.isInstance(error) && error.code === 'CONFLICT')
         return undefined;
@@ -166,138 +183,80 @@ export class KnowledgeGraphs {
     }
   }
 
-  #plan(
-    batch: KnowledgeBatch,
-    mode: KnowledgeImportMode,
-  ): { target: GraphTarget; nodes: KnowledgeNodeWrite[]; edges: KnowledgeEdgeWrite[] } {
-    const target = this.#resolveTarget(batch.graph);
-    const batchTitles = new Set((batch.nodes ?? []).map((node) => node.title));
-    this.#checkEdgeMembers(batch, target, batchTitles);
-    const nodes = (batch.nodes ?? []).map(
-      (input): KnowledgeNodeWrite => ({
-        id: nodeIdFor(target.id, input.title),
-        title: input.title,
-        resolve: (existing) => resolveNodeFields(mode, input, existing),
-      }),
-    );
-    const edges: KnowledgeEdgeWrite[] = [];
-    const seen = new Set<string>();
-    (batch.edges ?? []).forEach((input, index) => {
-      const directed = input.directed ?? false;
-      const label = input.label ?? '';
-      const members = canonicalMembers(
-        input.members.map((title) => nodeIdFor(target.id, title)),
-        directed,
-      );
-      const id = edgeIdFor({ graphId: target.id, kind: input.kind, label, directed, members });
-      if (seen.has(id)) return;
-      seen.add(id);
-      edges.push({ id, kind: input.kind, label, directed, members, ref: `edges.${index}` });
-    });
-    return { target, nodes, edges };
-  }
-
-  #resolveTarget(label: string): GraphTarget {
-    const existing = this.#repo.graphByLabel(label);
-    if (existing) return { id: existing.id, label, exists: true };
-    for (let attempt = 0; attempt < MAX_GRAPH_ID_ATTEMPTS; attempt++) {
-      const id = graphIdFor(label, attempt);
-      if (!this.#repo.graphIdTaken(id)) return { id, label, exists: false };
-    }
-    throw new HedgehopError('CONFLICT', `no free id for a knowledge graph labelled '${label}'`);
-  }
-
-  #checkEdgeMembers(batch: KnowledgeBatch, target: GraphTarget, batchTitles: Set<string>): void {
-    const outside = new Set<string>();
-    for (const edge of batch.edges ?? []) {
-      for (const title of edge.members) if (!batchTitles.has(title)) outside.add(title);
-    }
-    if (outside.size === 0) return;
-    const found = target.exists ? this.#repo.existingTitles(target.id, [...outside]) : new Set<string>();
-    (batch.edges ?? []).forEach((edge, edgeIndex) => {
-      edge.members.forEach((title, memberIndex) => {
-        if (batchTitles.has(title) || found.has(title)) return;
-        throw invalidInput(
-          `batch.edges.${edgeIndex}.members.${memberIndex}`,
-          `no node titled '${title}' in the batch or in graph '${target.label}'`,
-        );
-      });
-    });
-  }
-
   // ---- graphs ---------------------------------------------------------------------------------
 
-  get(graphId: string): KnowledgeGraph | undefined {
-    return this.#store.engine.read('knowledge get', () => {
-      const graph = this.#repo.graph(graphId);
+  get(graphId: string): Promise<KnowledgeGraph | undefined> {
+    return this.#read('knowledge get', async (repo) => {
+      const graph = await repo.graph(graphId);
       if (!graph) return undefined;
-      return { graph, nodes: this.#repo.nodesOfGraph(graphId), edges: this.#repo.edgesOfGraph(graphId) };
+      return { graph, nodes: await repo.nodesOfGraph(graphId), edges: await repo.edgesOfGraph(graphId) };
     });
   }
 
-  info(graphId: string): KnowledgeGraphInfo | undefined {
-    return this.#store.engine.read('knowledge info', () => this.#repo.graph(graphId));
+  info(graphId: string): Promise<KnowledgeGraphInfo | undefined> {
+    return this.#read('knowledge info', (repo) => repo.graph(graphId));
   }
 
-  infoByLabel(label: string): KnowledgeGraphInfo | undefined {
-    return this.#store.engine.read('knowledge info', () => this.#repo.graphByLabel(label));
+  infoByLabel(label: string): Promise<KnowledgeGraphInfo | undefined> {
+    return this.#read('knowledge info', (repo) => repo.graphByLabel(label));
   }
 
-  list(): KnowledgeGraphInfo[] {
-    return this.#store.engine.read('knowledge list', () => this.#repo.listGraphs());
+  list(): Promise<KnowledgeGraphInfo[]> {
+    return this.#read('knowledge list', (repo) => repo.listGraphs());
   }
 
-  update(graphId: string, label: string): KnowledgeGraphInfo {
-    return this.#repo.relabel(graphId, label, this.#clock.now());
+  update(graphId: string, label: string): Promise<KnowledgeGraphInfo> {
+    const now = this.#clock.now();
+    return this.#write('knowledge update', (repo) => repo.relabel(graphId, label, now));
   }
 
-  delete(graphId: string): KnowledgeDeleteReport {
-    return this.#repo.deleteGraph(graphId);
+  delete(graphId: string): Promise<KnowledgeDeleteReport> {
+    return this.#write('knowledge delete', (repo) => repo.deleteGraph(graphId));
   }
 
   // ---- nodes, edges, observations -------------------------------------------------------------
 
-  deleteNodes(nodeIds: readonly string[]): KnowledgeNodesDeleteReport {
-    return this.#repo.deleteNodes(nodeIds, this.#clock.now());
+  deleteNodes(nodeIds: readonly string[]): Promise<KnowledgeNodesDeleteReport> {
+    const now = this.#clock.now();
+    return this.#write('knowledge deleteNodes', (repo) => repo.deleteNodes(nodeIds, now));
   }
 
-  deleteEdges(edgeIds: readonly string[]): KnowledgeEdgesDeleteReport {
-    return this.#repo.deleteEdges(edgeIds, this.#clock.now());
+  deleteEdges(edgeIds: readonly string[]): Promise<KnowledgeEdgesDeleteReport> {
+    const now = this.#clock.now();
+    return this.#write('knowledge deleteEdges', (repo) => repo.deleteEdges(edgeIds, now));
   }
 
-  addObservations(edits: readonly KnowledgeObservationEdit[]): KnowledgeObservationsAdded[] {
-    return this.#repo.addObservations(edits, this.#clock.now());
+  addObservations(edits: readonly KnowledgeObservationEdit[]): Promise<KnowledgeObservationsAdded[]> {
+    const now = this.#clock.now();
+    return this.#write('knowledge addObservations', (repo) => repo.addObservations(edits, now));
   }
 
-  deleteObservations(edits: readonly KnowledgeObservationEdit[]): KnowledgeObservationsDeleteReport {
-    return this.#repo.deleteObservations(edits, this.#clock.now());
+  deleteObservations(edits: readonly KnowledgeObservationEdit[]): Promise<KnowledgeObservationsDeleteReport> {
+    const now = this.#clock.now();
+    return this.#write('knowledge deleteObservations', (repo) => repo.deleteObservations(edits, now));
   }
 
-  edgesBetween(a: string, b: string): KnowledgeEdge[] {
-    return this.#store.engine.read('knowledge edges', () => this.#repo.edgesBetween(a, b));
+  edgesBetween(a: string, b: string): Promise<KnowledgeEdge[]> {
+    return this.#read('knowledge edges', (repo) => repo.edgesBetween(a, b));
   }
 
   /** Edges with a member among `nodeIds`, in insertion order. */
-  edgesTouching(nodeIds: readonly string[]): KnowledgeEdge[] {
-    return this.#store.engine.read('knowledge edges', () =>
-      this.#repo
-        .edgesTouching(nodeIds, undefined)
-        .sort((a, b) => a.seq - b.seq)
-        .map((entry) => entry.edge),
-    );
+  async edgesTouching(nodeIds: readonly string[]): Promise<KnowledgeEdge[]> {
+    const touching = await this.#read('knowledge edges', (repo) => repo.edgesTouching(nodeIds, undefined));
+    return touching.sort((a, b) => a.seq - b.seq).map((entry) => entry.edge);
   }
 
   // ---- queries --------------------------------------------------------------------------------
 
   /** Nodes meeting every given condition, in insertion order. */
-  queryNodes(query: KnowledgeNodeQuery): KnowledgeNode[] {
+  queryNodes(query: KnowledgeNodeQuery): Promise<KnowledgeNode[]> {
     const lowered = query.keyword?.toLowerCase();
     const accept =
       lowered === undefined
         ? (): boolean => true
         : (node: KnowledgeNode): boolean => nodeMentions(node, lowered);
-    return this.#store.engine.read('knowledge query', () =>
-      this.#repo.scanNodes(
+    return this.#read('knowledge query', (repo) =>
+      repo.scanNodes(
         {
           graphId: query.graphId,
           type: query.type,
@@ -316,43 +275,14 @@ export class KnowledgeGraphs {
    * joins all its members). Returns the visited nodes and the edges whose members were all
    * visited. Unknown start nodes are `NOT_FOUND`.
    */
-  querySubgraph(startIds: readonly string[], settings: SubgraphSettings): KnowledgeSubgraph {
-    return this.#store.engine.read('knowledge subgraph', () => {
+  querySubgraph(startIds: readonly string[], settings: SubgraphSettings): Promise<KnowledgeSubgraph> {
+    return this.#read('knowledge subgraph', async (repo) => {
       const starts = [...new Set(startIds)];
-      const found = new Set(this.#repo.nodesByIds(starts).map((node) => node.id));
+      const found = new Set((await repo.nodesByIds(starts)).map((node) => node.id));
       const missing = starts.filter((id) => !found.has(id));
       if (missing.length > 0) throw notFound(`no knowledge node with id ${missing.join(', ')}`);
-      return this.#breadthFirst(starts, settings);
+      return breadthFirst(repo, starts, settings);
     });
-  }
-
-  #breadthFirst(starts: string[], settings: SubgraphSettings): KnowledgeSubgraph {
-    const distances = new Map<string, number>(starts.map((id) => [id, 0]));
-    const seenEdges = new Map<string, { edge: KnowledgeEdge; seq: number }>();
-    let frontier = starts;
-    for (let depth = 0; frontier.length > 0; depth++) {
-      const touching = this.#repo.edgesTouching(frontier, settings.edgeKinds);
-      for (const entry of touching) seenEdges.set(entry.edge.id, entry);
-      if (depth >= settings.depth) break;
-      const inFrontier = new Set(frontier);
-      const next: string[] = [];
-      for (const { edge } of touching) {
-        for (const neighbour of neighboursOf(edge, inFrontier, settings.direction)) {
-          if (distances.has(neighbour)) continue;
-          distances.set(neighbour, depth + 1);
-          next.push(neighbour);
-        }
-      }
-      frontier = next;
-    }
-    const nodes = this.#repo
-      .nodesByIds([...distances.keys()])
-      .sort((a, b) => (distances.get(a.id) ?? 0) - (distances.get(b.id) ?? 0));
-    const edges = [...seenEdges.values()]
-      .filter(({ edge }) => edge.members.every((id) => distances.has(id)))
-      .sort((a, b) => a.seq - b.seq)
-      .map((entry) => entry.edge);
-    return { nodes, edges, distances: Object.fromEntries(distances) };
   }
 
   /**
@@ -363,9 +293,107 @@ export class KnowledgeGraphs {
   search(
     query: string,
     options: { graphId?: string | undefined; limit?: number | undefined },
-  ): KnowledgeSearchHit[] {
-    return rankNodes(this.#store, query, options);
+  ): Promise<KnowledgeSearchHit[]> {
+    return this.#read('knowledge search', (_repo, tx) => rankNodes(tx, query, options));
   }
+}
+
+async function planImport(
+  repo: KnowledgeRepository,
+  batch: KnowledgeBatch,
+  mode: KnowledgeImportMode,
+): Promise<{ target: GraphTarget; nodes: KnowledgeNodeWrite[]; edges: KnowledgeEdgeWrite[] }> {
+  const target = await resolveTarget(repo, batch.graph);
+  const batchTitles = new Set((batch.nodes ?? []).map((node) => node.title));
+  await checkEdgeMembers(repo, batch, target, batchTitles);
+  const nodes = (batch.nodes ?? []).map(
+    (input): KnowledgeNodeWrite => ({
+      id: nodeIdFor(target.id, input.title),
+      title: input.title,
+      resolve: (existing) => resolveNodeFields(mode, input, existing),
+    }),
+  );
+  const edges: KnowledgeEdgeWrite[] = [];
+  const seen = new Set<string>();
+  (batch.edges ?? []).forEach((input, index) => {
+    const directed = input.directed ?? false;
+    const label = input.label ?? '';
+    const members = canonicalMembers(
+      input.members.map((title) => nodeIdFor(target.id, title)),
+      directed,
+    );
+    const id = edgeIdFor({ graphId: target.id, kind: input.kind, label, directed, members });
+    if (seen.has(id)) return;
+    seen.add(id);
+    edges.push({ id, kind: input.kind, label, directed, members, ref: `edges.${index}` });
+  });
+  return { target, nodes, edges };
+}
+
+async function resolveTarget(repo: KnowledgeRepository, label: string): Promise<GraphTarget> {
+  const existing = await repo.graphByLabel(label);
+  if (existing) return { id: existing.id, label, exists: true };
+  for (let attempt = 0; attempt < MAX_GRAPH_ID_ATTEMPTS; attempt++) {
+    const id = graphIdFor(label, attempt);
+    if (!(await repo.graphIdTaken(id))) return { id, label, exists: false };
+  }
+  throw new HedgehopError('CONFLICT', `no free id for a knowledge graph labelled '${label}'`);
+}
+
+async function checkEdgeMembers(
+  repo: KnowledgeRepository,
+  batch: KnowledgeBatch,
+  target: GraphTarget,
+  batchTitles: Set<string>,
+): Promise<void> {
+  const outside = new Set<string>();
+  for (const edge of batch.edges ?? []) {
+    for (const title of edge.members) if (!batchTitles.has(title)) outside.add(title);
+  }
+  if (outside.size === 0) return;
+  const found = target.exists ? await repo.existingTitles(target.id, [...outside]) : new Set<string>();
+  (batch.edges ?? []).forEach((edge, edgeIndex) => {
+    edge.members.forEach((title, memberIndex) => {
+      if (batchTitles.has(title) || found.has(title)) return;
+      throw invalidInput(
+        `batch.edges.${edgeIndex}.members.${memberIndex}`,
+        `no node titled '${title}' in the batch or in graph '${target.label}'`,
+      );
+    });
+  });
+}
+
+async function breadthFirst(
+  repo: KnowledgeRepository,
+  starts: string[],
+  settings: SubgraphSettings,
+): Promise<KnowledgeSubgraph> {
+  const distances = new Map<string, number>(starts.map((id) => [id, 0]));
+  const seenEdges = new Map<string, { edge: KnowledgeEdge; seq: number }>();
+  let frontier = starts;
+  for (let depth = 0; frontier.length > 0; depth++) {
+    const touching = await repo.edgesTouching(frontier, settings.edgeKinds);
+    for (const entry of touching) seenEdges.set(entry.edge.id, entry);
+    if (depth >= settings.depth) break;
+    const inFrontier = new Set(frontier);
+    const next: string[] = [];
+    for (const { edge } of touching) {
+      for (const neighbour of neighboursOf(edge, inFrontier, settings.direction)) {
+        if (distances.has(neighbour)) continue;
+        distances.set(neighbour, depth + 1);
+        next.push(neighbour);
+      }
+    }
+    frontier = next;
+  }
+  const nodes = (await repo.nodesByIds([...distances.keys()])).sort(
+    (a, b) => (distances.get(a.id) ?? 0) - (distances.get(b.id) ?? 0),
+  );
+  const edges = [...seenEdges.values()]
+    .filter(({ edge }) => edge.members.every((id) => distances.has(id)))
+    .sort((a, b) => a.seq - b.seq)
+    .map((entry) => entry.edge);
+  return { nodes, edges, distances: Object.fromEntries(distances) };
 }
 
 function neighboursOf(

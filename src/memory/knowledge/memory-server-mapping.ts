@@ -116,12 +116,12 @@ export class MemoryServerMapping {
     return this.#label;
   }
 
-  #graphId(): string | undefined {
-    return this.#graphs.infoByLabel(this.#label)?.id;
+  async #graphId(graphs = this.#graphs): Promise<string | undefined> {
+    return (await graphs.infoByLabel(this.#label))?.id;
   }
 
-  #nodesNamed(graphId: string, names: readonly string[]): Map<string, KnowledgeNode> {
-    const nodes = this.#graphs.queryNodes({ graphId, titles: names });
+  async #nodesNamed(graphId: string, names: readonly string[]): Promise<Map<string, KnowledgeNode>> {
+    const nodes = await this.#graphs.queryNodes({ graphId, titles: names });
     return new Map(nodes.map((node) => [node.title, node]));
   }
 
@@ -139,7 +139,7 @@ export class MemoryServerMapping {
     const created = new Set(report.created);
     const names = [...firsts.keys()].filter((name) => created.has(nodeIdFor(report.graphId, name)));
     // What was stored, not what was asked: observations are kept once each.
-    const stored = this.#nodesNamed(report.graphId, names);
+    const stored = await this.#nodesNamed(report.graphId, names);
     return names.flatMap((name) => {
       const node = stored.get(name);
       return node === undefined ? [] : [entityOf(node)];
@@ -153,9 +153,10 @@ export class MemoryServerMapping {
    */
   async createRelations(relations: readonly MemoryServerRelation[]): Promise<CreateRelationsResult> {
     if (relations.length === 0) return { relations: [], skipped: [] };
-    const graphId = this.#graphId();
+    const graphId = await this.#graphId();
     const names = unionInOrder(relations.flatMap((relation) => [relation.from, relation.to]));
-    const held = graphId === undefined ? new Map<string, KnowledgeNode>() : this.#nodesNamed(graphId, names);
+    const held =
+      graphId === undefined ? new Map<string, KnowledgeNode>() : await this.#nodesNamed(graphId, names);
     const skipped: SkippedRelation[] = [];
     const valid: MemoryServerRelation[] = [];
     for (const relation of distinctRelations(relations)) {
@@ -179,18 +180,19 @@ export class MemoryServerMapping {
    * `add_observations`: every entity must exist (else `NOT_FOUND`, nothing written); returns,
    * per entity, the observations that were new.
    */
-  addObservations(
+  async addObservations(
     additions: readonly { readonly entityName: string; readonly contents: readonly string[] }[],
-  ): { entityName: string; addedObservations: string[] }[] {
+  ): Promise<{ entityName: string; addedObservations: string[] }[]> {
     if (additions.length === 0) return [];
-    const graphId = this.#graphId();
+    const graphId = await this.#graphId();
     const names = additions.map((addition) => addition.entityName);
-    const held = graphId === undefined ? new Map<string, KnowledgeNode>() : this.#nodesNamed(graphId, names);
+    const held =
+      graphId === undefined ? new Map<string, KnowledgeNode>() : await this.#nodesNamed(graphId, names);
     const missing = names.find((name) => !held.has(name));
     if (missing !== undefined || graphId === undefined) {
       throw notFound(`Entity with name ${missing ?? names[0] ?? ''} not found`);
     }
-    const results = this.#graphs.addObservations(
+    const results = await this.#graphs.addObservations(
       additions.map((addition) => ({
         nodeId: nodeIdFor(graphId, addition.entityName),
         observations: addition.contents,
@@ -203,11 +205,11 @@ export class MemoryServerMapping {
   }
 
   /** `delete_entities`: deletes entities and every relation they take part in. */
-  deleteEntities(names: readonly string[]): { deleted: string[]; notFound: string[] } {
-    const graphId = this.#graphId();
+  async deleteEntities(names: readonly string[]): Promise<{ deleted: string[]; notFound: string[] }> {
+    const graphId = await this.#graphId();
     if (graphId === undefined) return { deleted: [], notFound: [...names] };
     const ids = new Map(names.map((name) => [nodeIdFor(graphId, name), name]));
-    const report = this.#graphs.deleteNodes([...ids.keys()]);
+    const report = await this.#graphs.deleteNodes([...ids.keys()]);
     const deleted = new Set(report.deleted);
     return {
       deleted: names.filter((name) => deleted.has(nodeIdFor(graphId, name))),
@@ -216,14 +218,14 @@ export class MemoryServerMapping {
   }
 
   /** `delete_observations`: removes the given observations; unknown entities are reported. */
-  deleteObservations(
+  async deleteObservations(
     deletions: readonly { readonly entityName: string; readonly observations: readonly string[] }[],
-  ): { deletedCount: number; missingEntities: string[] } {
-    const graphId = this.#graphId();
+  ): Promise<{ deletedCount: number; missingEntities: string[] }> {
+    const graphId = await this.#graphId();
     if (graphId === undefined) {
       return { deletedCount: 0, missingEntities: deletions.map((deletion) => deletion.entityName) };
     }
-    const report = this.#graphs.deleteObservations(
+    const report = await this.#graphs.deleteObservations(
       deletions.map((deletion) => ({
         nodeId: nodeIdFor(graphId, deletion.entityName),
         observations: deletion.observations,
@@ -239,8 +241,8 @@ export class MemoryServerMapping {
   }
 
   /** `delete_relations`: deletes two-member edges that read as one of the given relations. */
-  deleteRelations(relations: readonly MemoryServerRelation[]): { deletedCount: number } {
-    const graphId = this.#graphId();
+  async deleteRelations(relations: readonly MemoryServerRelation[]): Promise<{ deletedCount: number }> {
+    const graphId = await this.#graphId();
     if (graphId === undefined || relations.length === 0) return { deletedCount: 0 };
     const doomed = new Set<string>();
     for (const relation of relations) {
@@ -248,27 +250,29 @@ export class MemoryServerMapping {
       const to = nodeIdFor(graphId, relation.to);
       const titleOf = (id: string): string | undefined =>
         id === from ? relation.from : id === to ? relation.to : undefined;
-      for (const edge of this.#graphs.edgesBetween(from, to)) {
+      for (const edge of await this.#graphs.edgesBetween(from, to)) {
         if (edge.members.length !== 2) continue;
         const key = relationKey(relation);
         if (relationsOf(edge, titleOf).some((candidate) => relationKey(candidate) === key))
           doomed.add(edge.id);
       }
     }
-    return { deletedCount: this.#graphs.deleteEdges([...doomed]).deleted.length };
+    return { deletedCount: (await this.#graphs.deleteEdges([...doomed])).deleted.length };
   }
 
   /** `read_graph`: every entity and relation, in the order they were created. */
-  readGraph(): MemoryServerSnapshot {
-    const graphId = this.#graphId();
-    if (graphId === undefined) return { entities: [], relations: [] };
-    const graph = this.#graphs.get(graphId);
-    if (!graph) return { entities: [], relations: [] };
-    const titleOf = titleLookup(graph.nodes);
-    return {
-      entities: graph.nodes.map(entityOf),
-      relations: distinctRelations(graph.edges.flatMap((edge) => relationsOf(edge, titleOf))),
-    };
+  readGraph(): Promise<MemoryServerSnapshot> {
+    return this.#graphs.snapshot('memoryServer.readGraph', async (graphs) => {
+      const graphId = await this.#graphId(graphs);
+      if (graphId === undefined) return { entities: [], relations: [] };
+      const graph = await graphs.get(graphId);
+      if (!graph) return { entities: [], relations: [] };
+      const titleOf = titleLookup(graph.nodes);
+      return {
+        entities: graph.nodes.map(entityOf),
+        relations: distinctRelations(graph.edges.flatMap((edge) => relationsOf(edge, titleOf))),
+      };
+    });
   }
 
   /**
@@ -276,18 +280,25 @@ export class MemoryServerMapping {
    * and those the recall index matches word by word, best first; with every relation that
    * touches one of them.
    */
-  searchNodes(query: string, limit?: number): MemoryServerSnapshot {
-    const graphId = this.#graphId();
-    if (graphId === undefined) return { entities: [], relations: [] };
-    const hits = this.#graphs.search(query, { graphId, limit });
-    return this.#withRelations(hits.map((hit) => hit.node));
+  searchNodes(query: string, limit?: number): Promise<MemoryServerSnapshot> {
+    return this.#graphs.snapshot('memoryServer.searchNodes', async (graphs) => {
+      const graphId = await this.#graphId(graphs);
+      if (graphId === undefined) return { entities: [], relations: [] };
+      const hits = await graphs.search(query, { graphId, limit });
+      return withRelations(
+        graphs,
+        hits.map((hit) => hit.node),
+      );
+    });
   }
 
   /** `open_nodes`: the named entities (those that exist), with every relation touching one. */
-  openNodes(names: readonly string[]): MemoryServerSnapshot {
-    const graphId = this.#graphId();
-    if (graphId === undefined || names.length === 0) return { entities: [], relations: [] };
-    return this.#withRelations(this.#graphs.queryNodes({ graphId, titles: names }));
+  openNodes(names: readonly string[]): Promise<MemoryServerSnapshot> {
+    return this.#graphs.snapshot('memoryServer.openNodes', async (graphs) => {
+      const graphId = await this.#graphId(graphs);
+      if (graphId === undefined || names.length === 0) return { entities: [], relations: [] };
+      return withRelations(graphs, await graphs.queryNodes({ graphId, titles: names }));
+    });
   }
 
   /**
@@ -298,7 +309,7 @@ export class MemoryServerMapping {
    */
   async importJsonl(text: string, settings: ImportSettings): Promise<MemoryServerImportReport> {
     const parsed = parseMemoryServerJsonl(text);
-    const { kept, skipped } = this.#splitDangling(parsed.entities, parsed.relations);
+    const { kept, skipped } = await this.#splitDangling(parsed.entities, parsed.relations);
     const nodes = parsed.entities.map((entity) => ({
       title: entity.name,
       type: entity.entityType,
@@ -307,7 +318,7 @@ export class MemoryServerMapping {
     const edges = distinctRelations(kept).map(edgeInputOf);
     const base =
       nodes.length + edges.length === 0
-        ? emptyReport(this.#graphId() ?? graphIdFor(this.#label))
+        ? emptyReport((await this.#graphId()) ?? graphIdFor(this.#label))
         : await this.#graphs.import({ graph: this.#label, nodes, edges }, settings);
     return {
       ...base,
@@ -318,19 +329,19 @@ export class MemoryServerMapping {
     };
   }
 
-  #splitDangling(
+  async #splitDangling(
     entities: readonly MemoryServerEntity[],
     relations: readonly NumberedRelation[],
-  ): { kept: NumberedRelation[]; skipped: string[] } {
+  ): Promise<{ kept: NumberedRelation[]; skipped: string[] }> {
     const inFile = new Set(entities.map((entity) => entity.name));
     const outside = unionInOrder(
       relations.flatMap((r) => [r.from, r.to]).filter((name) => !inFile.has(name)),
     );
-    const graphId = this.#graphId();
+    const graphId = await this.#graphId();
     const inGraph =
       graphId === undefined || outside.length === 0
         ? new Set<string>()
-        : new Set(this.#nodesNamed(graphId, outside).keys());
+        : new Set((await this.#nodesNamed(graphId, outside)).keys());
     const kept: NumberedRelation[] = [];
     const skipped: string[] = [];
     for (const relation of relations) {
@@ -345,20 +356,24 @@ export class MemoryServerMapping {
   }
 
   /** The graph as a memory-server JSONL file ({@link formatMemoryServerJsonl}). */
-  exportJsonl(): string {
-    return formatMemoryServerJsonl(this.readGraph());
+  async exportJsonl(): Promise<string> {
+    return formatMemoryServerJsonl(await this.readGraph());
   }
+}
 
-  #withRelations(nodes: readonly KnowledgeNode[]): MemoryServerSnapshot {
-    const chosen = new Set(nodes.map((node) => node.title));
-    const edges = this.#graphs.edgesTouching(nodes.map((node) => node.id));
-    const memberIds = unionInOrder(edges.flatMap((edge) => edge.members));
-    const titleOf = titleLookup(this.#graphs.queryNodes({ ids: memberIds }));
-    const relations = edges
-      .flatMap((edge) => relationsOf(edge, titleOf))
-      .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));
-    return { entities: nodes.map(entityOf), relations: distinctRelations(relations) };
-  }
+/** The entities of `nodes` with every relation touching one, read through `graphs`. */
+async function withRelations(
+  graphs: KnowledgeGraphs,
+  nodes: readonly KnowledgeNode[],
+): Promise<MemoryServerSnapshot> {
+  const chosen = new Set(nodes.map((node) => node.title));
+  const edges = await graphs.edgesTouching(nodes.map((node) => node.id));
+  const memberIds = unionInOrder(edges.flatMap((edge) => edge.members));
+  const titleOf = titleLookup(await graphs.queryNodes({ ids: memberIds }));
+  const relations = edges
+    .flatMap((edge) => relationsOf(edge, titleOf))
+    .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));
+  return { entities: nodes.map(entityOf), relations: distinctRelations(relations) };
 }
 
 function titleLookup(nodes: readonly KnowledgeNode[]): (id: string) => string | undefined {

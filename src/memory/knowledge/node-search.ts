@@ -1,7 +1,10 @@
 import { queryTerms } from '../../recall/query.js';
-import { searchIndexSync } from '../../recall/search.js';
-import type { Store } from '../../store/store.js';
+import { searchIndexIn } from '../../recall/search.js';
+import type { StoreTx } from '../../store/seam.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
+
+/** The repositories a knowledge search reads, inside the caller's read transaction. */
+export type NodeSearchReads = Pick<StoreTx, 'knowledge' | 'recall' | 'vectors'>;
 
 /** Agent id no agent has: with `layers: ['knowledge']` the index returns file-wide rows only. */
 const NO_AGENT = 0;
@@ -43,8 +46,8 @@ const INDEX_CANDIDATES = 200;
  * the query the node holds (the index's calibrated confidence), half its score relative to
  * the best hit.
  */
-function indexRelevance(store: Store, query: string): Map<string, number> {
-  const hits = searchIndexSync(store, {
+async function indexRelevance(tx: NodeSearchReads, query: string): Promise<Map<string, number>> {
+  const hits = await searchIndexIn(tx, {
     agentId: NO_AGENT,
     query,
     layers: ['knowledge'],
@@ -68,32 +71,32 @@ function indexRelevance(store: Store, query: string): Map<string, number> {
  * (3 title equals the query, 2 title holds it, 1 another field holds it, 0 words only) plus
  * the index relevance (0..1). An empty query lists every node, in insertion order.
  */
-export function rankNodes(
-  store: Store,
+export async function rankNodes(
+  tx: NodeSearchReads,
   query: string,
   options: { graphId?: string | undefined; limit?: number | undefined },
-): KnowledgeSearchHit[] {
+): Promise<KnowledgeSearchHit[]> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  const repo = store.knowledge;
-  return store.engine.read('knowledge search', () => {
+  const repo = tx.knowledge;
+  {
     if (query.trim().length === 0) {
-      return repo
-        .scanNodes({ graphId: options.graphId }, () => true, limit)
-        .map((node) => ({ node, score: 0 }));
+      const all = await repo.scanNodes({ graphId: options.graphId }, () => true, limit);
+      return all.map((node) => ({ node, score: 0 }));
     }
     const lowered = query.toLowerCase();
     // A query without a word (`*`, `?`, `!!!`) matches by substring only: the index would
     // otherwise list its newest rows, which answer nothing.
-    const relevance = queryTerms(query).length > 0 ? indexRelevance(store, query) : new Map<string, number>();
-    const bySubstring = repo.scanNodes(
+    const relevance =
+      queryTerms(query).length > 0 ? await indexRelevance(tx, query) : new Map<string, number>();
+    const bySubstring = await repo.scanNodes(
       { graphId: options.graphId, textContains: sqlNeedle(lowered) },
       (node) => nodeMentions(node, lowered),
       Number.POSITIVE_INFINITY,
     );
     const held = new Set(bySubstring.map((node) => node.id));
-    const byWords = repo
-      .nodesByIds([...relevance.keys()].filter((id) => !held.has(id)))
-      .filter((node) => options.graphId === undefined || node.graphId === options.graphId);
+    const byWords = (await repo.nodesByIds([...relevance.keys()].filter((id) => !held.has(id)))).filter(
+      (node) => options.graphId === undefined || node.graphId === options.graphId,
+    );
     const hits = [
       ...bySubstring.map((node) => ({
         node,
@@ -103,5 +106,5 @@ export function rankNodes(
     ];
     // A stable sort keeps insertion order among equal scores.
     return hits.sort((a, b) => b.score - a.score).slice(0, limit);
-  });
+  }
 }

@@ -28,13 +28,15 @@ function findNode(roots: readonly PlanNode[], seq: number): PlanNode | undefined
  * starts `in_progress`. Refused with `INVALID_INPUT` when no turn is open, `NOT_FOUND` when the
  * parent is not a step of this turn.
  */
-export function planNodeAdd(context: MemoryContext, parentSeq: unknown, title: unknown = ''): PlanNode {
+export async function planNodeAdd(
+  context: MemoryContext,
+  parentSeq: unknown,
+  title: unknown = '',
+): Promise<PlanNode> {
   const parsed = parseInput(addSchema, { parentSeq, title }, 'planNodeAdd');
-  const row = context.store.conversation.plans.add(
-    context.agentId,
-    parsed.parentSeq,
-    parsed.title,
-    context.clock.now(),
+  const now = context.clock.now();
+  const row = await context.store.write('planNodeAdd', (tx) =>
+    tx.conversation.plans.add(context.agentId, parsed.parentSeq, parsed.title, now),
   );
   return planNodeView(row);
 }
@@ -43,20 +45,20 @@ export function planNodeAdd(context: MemoryContext, parentSeq: unknown, title: u
  * Sets a step's status (and title/summary when given), then folds summaries up the tree, in one
  * transaction. Returns the step as it is now.
  */
-export function planNodeUpdate(context: MemoryContext, step: unknown): PlanNode {
+export async function planNodeUpdate(context: MemoryContext, step: unknown): Promise<PlanNode> {
   const parsed = parseInput(planStepSchema, step, 'planNodeUpdate');
-  const plan = context.store.conversation.plans.update(
-    context.agentId,
-    parsed,
-    context.clock.now(),
-    foldSummaries,
+  const now = context.clock.now();
+  const plan = await context.store.write('planNodeUpdate', (tx) =>
+    tx.conversation.plans.update(context.agentId, parsed, now, foldSummaries),
   );
   return findNode(buildForest(plan.nodes), parsed.seq) as PlanNode;
 }
 
 /** The open turn's plan forest and its counts (`INVALID_INPUT` when no turn is open). */
-export function planState(context: MemoryContext): PlanState {
-  const plan = context.store.conversation.plans.openPlan(context.agentId, 'planState');
+export async function planState(context: MemoryContext): Promise<PlanState> {
+  const plan = await context.store.read('planState', (tx) =>
+    tx.conversation.plans.openPlan(context.agentId, 'planState'),
+  );
   return {
     turnId: plan.topicId,
     roots: buildForest(plan.nodes),

@@ -85,9 +85,12 @@ export function renderProfileBrief(profile: Profile, options: ProfileBriefOption
 }
 
 /** {@link renderProfileBrief} of the agent's stored profile. */
-export function profileBrief(context: MemoryContext, options: ProfileBriefOptions = {}): string {
-  const profile = context.store.engine.read('profileBrief', () =>
-    context.store.conversation.profiles.get(context.agentId),
+export async function profileBrief(
+  context: MemoryContext,
+  options: ProfileBriefOptions = {},
+): Promise<string> {
+  const profile = await context.store.read('profileBrief', (tx) =>
+    tx.conversation.profiles.get(context.agentId),
   );
   return renderProfileBrief(profile, options);
 }

@@ -14,22 +14,19 @@ function toPatch(parsed: z.output<typeof profilePatchSchema>): ProfilePatch {
 }
 
 /** The agent's profile (an empty profile, not an error, when none was written). */
-export function getProfile(context: MemoryContext): Profile {
-  return context.store.engine.read('getProfile', () =>
-    context.store.conversation.profiles.get(context.agentId),
-  );
+export function getProfile(context: MemoryContext): Promise<Profile> {
+  return context.store.read('getProfile', (tx) => tx.conversation.profiles.get(context.agentId));
 }
 
 /**
  * Merges `update` into the agent's profile (validated before anything is written) and returns
  * the stored result. The profile's recall-index row is rewritten in the same transaction.
  */
-export function updateProfile(context: MemoryContext, update: unknown): Profile {
+export async function updateProfile(context: MemoryContext, update: unknown): Promise<Profile> {
   const parsed = parseInput(profilePatchSchema, update, 'updateProfile');
-  const merged = context.store.conversation.profiles.merge(
-    context.agentId,
-    toPatch(parsed),
-    context.clock.now(),
+  const now = context.clock.now();
+  const merged = await context.store.write('updateProfile', (tx) =>
+    tx.conversation.profiles.merge(context.agentId, toPatch(parsed), now),
   );
   return merged.profile;
 }
@@ -38,13 +35,19 @@ export function updateProfile(context: MemoryContext, update: unknown): Profile 
  * Writes `profile` only when the agent has none yet (`openMemory(path, { profile })`: the file is
  * the source of truth once it holds a profile). Returns whether it wrote.
  */
-export function seedProfile(context: MemoryContext, profile: unknown, what = 'options.profile'): boolean {
+export async function seedProfile(
+  context: MemoryContext,
+  profile: unknown,
+  what = 'options.profile',
+): Promise<boolean> {
   const parsed = parseInput(profilePatchSchema, profile, what);
   const preferences = parsed.preferences ?? {};
   for (const [key, value] of Object.entries(preferences)) {
     if (value === null) delete preferences[key];
   }
-  return context.store.conversation.profiles.merge(context.agentId, toPatch(parsed), context.clock.now(), {
-    onlyIfAbsent: true,
-  }).changed;
+  const now = context.clock.now();
+  const merged = await context.store.write('seedProfile', (tx) =>
+    tx.conversation.profiles.merge(context.agentId, toPatch(parsed), now, { onlyIfAbsent: true }),
+  );
+  return merged.changed;
 }

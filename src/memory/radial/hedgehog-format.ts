@@ -12,7 +12,7 @@
 import { HedgehopError } from '../../core/errors.js';
 import type { ImportBatch, NewNode, NodeIndexText, NodeRecord } from '../../store/radial-repo.js';
 import { fromPlain, parsePyJson, printPyJson, toPlain, type PyValue } from './py-json.js';
-import { nodeIndexTexts, toNode, type RadialService } from './radial-service.js';
+import { DEFAULT_PROJECT_NAME, nodeIndexTexts, toNode, type RadialService } from './radial-service.js';
 import { derivedHistory } from './session-view.js';
 import { SummaryTier, type PartialSummaries } from './summaries.js';
 import type { FileChange } from '../../core/model/radial.js';
@@ -307,18 +307,23 @@ function checkStrings(value: PyValue, path: string): void {
  * are appended after existing ones; a line id or node id already present is a `CONFLICT`
  * and nothing is written. The file's project name is adopted when the memory has no lines yet.
  */
-export function importHedgehogInto(service: RadialService, json: string): HedgehogImportReport {
+export async function importHedgehogInto(
+  service: RadialService,
+  json: string,
+): Promise<HedgehogImportReport> {
   const { store, agentId, clock } = service.context;
   const parsed = parseHedgehogOrigin(json, clock.now());
-  const fresh = store.radial.counts(agentId).lines === 0;
-  const report = store.radial.importBatch(agentId, {
-    meta: [
-      { key: 'projectName', value: parsed.projectName, overwrite: fresh },
-      { key: 'hedgehogCreatedAt', value: parsed.createdAt, overwrite: fresh },
-    ],
-    lines: parsed.lines,
+  const report = await store.write('import', async (tx) => {
+    const fresh = (await tx.radial.counts(agentId)).lines === 0;
+    return tx.radial.importBatch(agentId, {
+      meta: [
+        { key: 'projectName', value: parsed.projectName, overwrite: fresh },
+        { key: 'hedgehogCreatedAt', value: parsed.createdAt, overwrite: fresh },
+      ],
+      lines: parsed.lines,
+    });
   });
-  const projectName = service.projectName();
+  const projectName = await service.projectName();
   return { projectName, projectNameKept: projectName !== parsed.projectName, ...report };
 }
 
@@ -347,11 +352,15 @@ function provenanceOf(extra: string): Partial<NodeProvenance> | undefined {
  * The agent's radial memory as a HedgehogMemory `origin.json` text (2-space JSON, spec key
  * order, no trailing newline). Imported data comes back exactly as it was read.
  */
-export function exportHedgehogFrom(service: RadialService): string {
+export async function exportHedgehogFrom(service: RadialService): Promise<string> {
   const { store, agentId, clock } = service.context;
-  const snapshot = store.radial.snapshot(agentId);
+  const { snapshot, storedCreatedAt, projectName } = await store.read('export', async (tx) => ({
+    snapshot: await tx.radial.snapshot(agentId),
+    storedCreatedAt: await tx.radial.getMeta(agentId, 'hedgehogCreatedAt'),
+    projectName: (await tx.radial.getMeta(agentId, 'projectName')) ?? DEFAULT_PROJECT_NAME,
+  }));
   const firstLine = snapshot[0]?.line.createdAt ?? clock.now();
-  const createdAt = store.radial.getMeta(agentId, 'hedgehogCreatedAt') ?? formatLocalTimestamp(firstLine);
+  const createdAt = storedCreatedAt ?? formatLocalTimestamp(firstLine);
   const lines: [string, PyValue][] = snapshot.map(({ line, nodes }) => {
     const lineCreated = provenanceOf(line.extra)?.createdAt;
     const exported = nodes.map((entry, i) =>
@@ -373,7 +382,7 @@ export function exportHedgehogFrom(service: RadialService): string {
   });
   return printPyJson(
     obj([
-      ['project_name', str(service.projectName())],
+      ['project_name', str(projectName)],
       ['created_at', str(createdAt)],
       ['lines', obj(lines)],
     ]),

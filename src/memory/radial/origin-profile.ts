@@ -9,8 +9,8 @@ const ORIGIN_PROFILE_CHARS = 400;
  * profile (name, role, personality, MBTI, preferences, emotions), its lines joined on one line;
  * undefined for an empty profile.
  */
-export function profileBrief(context: MemoryContext): string | undefined {
-  const brief = renderStoredProfileBrief(context, { maxChars: ORIGIN_PROFILE_CHARS });
+export async function profileBrief(context: MemoryContext): Promise<string | undefined> {
+  const brief = await renderStoredProfileBrief(context, { maxChars: ORIGIN_PROFILE_CHARS });
   const line = brief
     .split('\n')
     .map((part) => part.trim())

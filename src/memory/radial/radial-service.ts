@@ -1,13 +1,8 @@
 import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import { searchIndex } from '../../recall/search.js';
-import type {
-  LineOverview,
-  NodeIndexText,
-  NodeRecord,
-  RadialRepo,
-  SummaryColumns,
-} from '../../store/radial-repo.js';
+import type { LineOverview, NodeIndexText, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
+import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../llm/text-analysis.js';
@@ -139,74 +134,76 @@ export class RadialService {
     return this.#ctx;
   }
 
-  get #repo(): RadialRepo {
-    return this.#ctx.store.radial;
-  }
-
   get #agentId(): number {
     return this.#ctx.agentId;
   }
 
+  /** Runs `work` on the radial repository in one read transaction. */
+  #read<T>(what: string, work: (repo: RadialRepository, tx: StoreTx) => Awaitable<T>): Promise<T> {
+    return this.#ctx.store.read(what, (tx) => work(tx.radial, tx));
+  }
+
+  #write<T>(what: string, work: (repo: RadialRepository) => Awaitable<T>): Promise<T> {
+    return this.#ctx.store.write(what, (tx) => work(tx.radial));
+  }
+
   // ---- project ------------------------------------------------------------------------------
 
-  projectName(): string {
-    return this.#repo.getMeta(this.#agentId, 'projectName') ?? DEFAULT_PROJECT_NAME;
+  async projectName(): Promise<string> {
+    return this.#read('projectName', (repo) => projectNameIn(repo, this.#agentId));
   }
 
   /** Stores the project name; with `overwrite` false a stored name wins (HedgehogMemory's rule). */
-  setProjectName(name: string, overwrite: boolean): string {
-    return this.#repo.setMeta(this.#agentId, 'projectName', name, overwrite);
+  setProjectName(name: string, overwrite: boolean): Promise<string> {
+    return this.#write('setProjectName', (repo) =>
+      repo.setMeta(this.#agentId, 'projectName', name, overwrite),
+    );
   }
 
   // ---- lines --------------------------------------------------------------------------------
 
-  createLine(id: string, name: string, description: string): RadialLine {
-    const record = this.#repo.createLine(this.#agentId, {
-      id,
-      name,
-      description,
-      createdAt: this.#ctx.clock.now(),
-      extra: '{}',
-    });
+  async createLine(id: string, name: string, description: string): Promise<RadialLine> {
+    const createdAt = this.#ctx.clock.now();
+    const record = await this.#write('createLine', (repo) =>
+      repo.createLine(this.#agentId, { id, name, description, createdAt, extra: '{}' }),
+    );
     return toLine({ ...record, latest: undefined });
   }
 
-  getOrCreateLine(id: string, name: string, description: string): { line: RadialLine; created: boolean } {
-    const { line, created } = this.#repo.getOrCreateLine(this.#agentId, {
-      id,
-      name,
-      description,
-      createdAt: this.#ctx.clock.now(),
-      extra: '{}',
-    });
-    return { line: created ? toLine({ ...line, latest: undefined }) : this.getLineOrThrow(id), created };
-  }
-
-  getLine(id: string): RadialLine | undefined {
-    const record = this.#repo.getLine(this.#agentId, id);
-    if (!record) return undefined;
-    const latest = record.nodeCount > 0 ? this.#repo.nodeAt(this.#agentId, id, 1) : undefined;
-    return toLine({
-      ...record,
-      latest: latest && {
-        id: latest.id,
-        taskLabel: latest.taskLabel,
-        createdAt: latest.createdAt,
-        sOrigin: latest.sOrigin,
-        sBrief: latest.sBrief,
-        conversationSummary: latest.conversationSummary,
-      },
+  async getOrCreateLine(
+    id: string,
+    name: string,
+    description: string,
+  ): Promise<{ line: RadialLine; created: boolean }> {
+    const createdAt = this.#ctx.clock.now();
+    return this.#write('getOrCreateLine', async (repo) => {
+      const { line, created } = await repo.getOrCreateLine(this.#agentId, {
+        id,
+        name,
+        description,
+        createdAt,
+        extra: '{}',
+      });
+      if (created) return { line: toLine({ ...line, latest: undefined }), created };
+      return {
+        line: (await lineIn(repo, this.#agentId, id)) ?? toLine({ ...line, latest: undefined }),
+        created,
+      };
     });
   }
 
-  getLineOrThrow(id: string): RadialLine {
-    const line = this.getLine(id);
+  getLine(id: string): Promise<RadialLine | undefined> {
+    return this.#read('getLine', (repo) => lineIn(repo, this.#agentId, id));
+  }
+
+  async getLineOrThrow(id: string): Promise<RadialLine> {
+    const line = await this.getLine(id);
     if (!line) throw lineNotFound(id);
     return line;
   }
 
-  listLines(): RadialLine[] {
-    return this.#repo.listLines(this.#agentId).map(toLine);
+  async listLines(): Promise<RadialLine[]> {
+    return (await this.#read('listLines', (repo) => repo.listLines(this.#agentId))).map(toLine);
   }
 
   // ---- commit -------------------------------------------------------------------------------
@@ -217,7 +214,8 @@ export class RadialService {
    * summaries pending, to be filled by {@link fillPendingSummaries} (or Dream).
    */
   async commit(task: TaskRecord, options: { extend: boolean }): Promise<RadialNode> {
-    if (!this.#repo.getLine(this.#agentId, task.lineId)) throw lineNotFound(task.lineId);
+    if (!(await this.#read('completeTask', (repo) => repo.getLine(this.#agentId, task.lineId))))
+      throw lineNotFound(task.lineId);
     const supplied = suppliedSummaries(task.summaries);
     const computed = await computeSummaries(this.#ctx.summarizer, task, supplied);
     const summaries = computed.summaries;
@@ -226,31 +224,33 @@ export class RadialService {
     const id = newUuid();
     const createdAt = this.#ctx.clock.now();
     let extendsNodeId: string | undefined;
-    this.#repo.insertNode(this.#agentId, task.lineId, (tip) => {
-      extendsNodeId = options.extend ? tip.latestId : undefined;
-      return {
-        node: {
-          id,
-          taskLabel: task.taskLabel,
-          createdAt,
-          conversationSummary: task.conversationSummary,
-          fileChanges: JSON.stringify(task.fileChanges),
-          todos: JSON.stringify(task.todos),
-          envSnapshot: JSON.stringify(task.envSnapshot),
-          history: '',
-          summaries: columns,
-          summariesState: computed.complete ? 'ready' : 'pending',
-          summariesTier: tier,
-          extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
-          fullContext: task.fullContext,
-          fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
-        },
-        index: nodeIndexTexts(
-          task,
-          computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
-        ),
-      };
-    });
+    await this.#write('completeTask', (repo) =>
+      repo.insertNode(this.#agentId, task.lineId, (tip) => {
+        extendsNodeId = options.extend ? tip.latestId : undefined;
+        return {
+          node: {
+            id,
+            taskLabel: task.taskLabel,
+            createdAt,
+            conversationSummary: task.conversationSummary,
+            fileChanges: JSON.stringify(task.fileChanges),
+            todos: JSON.stringify(task.todos),
+            envSnapshot: JSON.stringify(task.envSnapshot),
+            history: '',
+            summaries: columns,
+            summariesState: computed.complete ? 'ready' : 'pending',
+            summariesTier: tier,
+            extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
+            fullContext: task.fullContext,
+            fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
+          },
+          index: nodeIndexTexts(
+            task,
+            computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
+          ),
+        };
+      }),
+    );
     return {
       id,
       lineId: task.lineId,
@@ -279,7 +279,8 @@ export class RadialService {
     let filled = 0;
     let failed = 0;
     let lastError: string | undefined;
-    for (const { node, fullContext } of this.#repo.pendingNodes(this.#agentId, limit)) {
+    const pending = await this.#read('pending summaries', (repo) => repo.pendingNodes(this.#agentId, limit));
+    for (const { node, fullContext } of pending) {
       const task = { ...taskTextOf(node), fullContext };
       const computed = await computeSummaries(this.#ctx.summarizer, task, storedSummaries(node));
       if (!computed.complete) {
@@ -289,31 +290,34 @@ export class RadialService {
       const tier = Math.max(node.summariesTier, tierOf(this.#ctx.summarizer, {}, computed.summaries));
       const summaryText =
         computed.complete && tier !== SummaryTier.offline ? summaryIndexText(computed.summaries) : undefined;
-      const changed = this.#repo.fillSummaries(
-        this.#agentId,
-        node.id,
-        toColumns(computed.summaries),
-        computed.complete ? 'ready' : 'pending',
-        tier,
-        summaryText,
+      const changed = await this.#write('fillPendingSummaries', (repo) =>
+        repo.fillSummaries(
+          this.#agentId,
+          node.id,
+          toColumns(computed.summaries),
+          computed.complete ? 'ready' : 'pending',
+          tier,
+          summaryText,
+        ),
       );
       if (changed && computed.complete) filled++;
     }
-    return { filled, failed, remaining: this.#repo.pendingCount(this.#agentId), lastError };
+    const remaining = await this.#read('pending summaries', (repo) => repo.pendingCount(this.#agentId));
+    return { filled, failed, remaining, lastError };
   }
 
   // ---- reading nodes -----------------------------------------------------------------------
 
-  getNode(lineId: string, position: number): RadialNode | undefined {
-    const record = this.#repo.nodeAt(this.#agentId, lineId, position);
+  async getNode(lineId: string, position: number): Promise<RadialNode | undefined> {
+    const record = await this.#read('getNode', (repo) => repo.nodeAt(this.#agentId, lineId, position));
     return record ? toNode(record) : undefined;
   }
 
   /** The node, or `NOT_FOUND` naming `lineId` or `position`. */
-  getNodeOrThrow(lineId: string, position: number): RadialNode {
-    const node = this.getNode(lineId, position);
+  async getNodeOrThrow(lineId: string, position: number): Promise<RadialNode> {
+    const node = await this.getNode(lineId, position);
     if (node) return node;
-    const line = this.getLineOrThrow(lineId);
+    const line = await this.getLineOrThrow(lineId);
     throw new HedgehopError(
       'NOT_FOUND',
       `position: line '${lineId}' has no node at position ${position} (it has ${line.nodeCount})`,
@@ -321,56 +325,56 @@ export class RadialService {
     );
   }
 
-  getNodeById(nodeId: string): RadialNode | undefined {
-    const record = this.#repo.nodeById(this.#agentId, nodeId);
+  async getNodeById(nodeId: string): Promise<RadialNode | undefined> {
+    const record = await this.nodeRecord(nodeId);
     return record ? toNode(record) : undefined;
   }
 
   /** Records (not mapped), for views that need the stored history. */
-  nodeRecord(nodeId: string): NodeRecord | undefined {
-    return this.#repo.nodeById(this.#agentId, nodeId);
+  nodeRecord(nodeId: string): Promise<NodeRecord | undefined> {
+    return this.#read('getNode', (repo) => repo.nodeById(this.#agentId, nodeId));
   }
 
   /** The verbatim full context, byte for byte as committed. `NOT_FOUND` if the node is gone. */
-  fullContext(nodeId: string): string {
-    const text = this.#repo.fullContext(this.#agentId, nodeId);
+  async fullContext(nodeId: string): Promise<string> {
+    const text = await this.#read('loadFullState', (repo) => repo.fullContext(this.#agentId, nodeId));
     if (text === undefined) throw new HedgehopError('NOT_FOUND', `node ${nodeId} does not exist`);
     return text;
   }
 
   /** Up to `limit` nodes older than `node` on its line, nearest first, and how many more exist. */
-  earlierNodes(node: RadialNode, limit = EARLIER_SHOWN): { nodes: RadialNode[]; beyond: number } {
-    const record = this.#repo.nodeById(this.#agentId, node.id);
-    if (!record) return { nodes: [], beyond: 0 };
-    const nodes = this.#repo
-      .lineNodes(this.#agentId, node.lineId, { beforeLineSeq: record.lineSeq, limit })
-      .map(toNode);
-    return { nodes, beyond: Math.max(0, record.lineSeq - 1 - nodes.length) };
+  earlierNodes(node: RadialNode, limit = EARLIER_SHOWN): Promise<{ nodes: RadialNode[]; beyond: number }> {
+    return this.#read('earlier nodes', async (repo) => {
+      const record = await repo.nodeById(this.#agentId, node.id);
+      if (!record) return { nodes: [], beyond: 0 };
+      const nodes = (
+        await repo.lineNodes(this.#agentId, node.lineId, { beforeLineSeq: record.lineSeq, limit })
+      ).map(toNode);
+      return { nodes, beyond: Math.max(0, record.lineSeq - 1 - nodes.length) };
+    });
   }
 
   /** A page of a line's nodes newest first, below `beforeLineSeq`. */
-  linePage(
+  async linePage(
     lineId: string,
     beforeLineSeq: number | undefined,
     limit: number,
-  ): { node: RadialNode; lineSeq: number }[] {
+  ): Promise<{ node: RadialNode; lineSeq: number }[]> {
     const options = beforeLineSeq === undefined ? { limit } : { beforeLineSeq, limit };
-    return this.#repo.lineNodes(this.#agentId, lineId, options).map((record) => ({
-      node: toNode(record),
-      lineSeq: record.lineSeq,
-    }));
+    const records = await this.#read('line nodes', (repo) => repo.lineNodes(this.#agentId, lineId, options));
+    return records.map((record) => ({ node: toNode(record), lineSeq: record.lineSeq }));
   }
 
   /**
    * Every node of a line newest first, each at the level its distance from position 1 earns
    * (detailed for position 1, then one level less per doubling of distance, then label only).
    */
-  lineHistory(lineId: string): LineHistoryEntry[] {
-    this.getLineOrThrow(lineId);
+  async lineHistory(lineId: string): Promise<LineHistoryEntry[]> {
+    await this.getLineOrThrow(lineId);
     const out: LineHistoryEntry[] = [];
     let before: number | undefined;
     for (;;) {
-      const page = this.linePage(lineId, before, 500);
+      const page = await this.linePage(lineId, before, 500);
       for (const { node } of page) out.push(historyEntry(node));
       if (page.length < 500) return out;
       before = page[page.length - 1]?.lineSeq;
@@ -414,7 +418,8 @@ export class RadialService {
       });
     }
     const bestScore = Math.max(1e-9, ...[...byNode.values()].map((v) => v.score));
-    const records = new Map(this.#repo.nodesByIds(this.#agentId, [...byNode.keys()]).map((r) => [r.id, r]));
+    const found = await this.#read('navigate', (repo) => repo.nodesByIds(this.#agentId, [...byNode.keys()]));
+    const records = new Map(found.map((r) => [r.id, r]));
     const ranked: Scored[] = [];
     const unscored: string[] = [];
     for (const [id, value] of byNode) {
@@ -435,7 +440,7 @@ export class RadialService {
     };
     order();
     if (options.confirmBelow !== undefined) {
-      const extra = this.#extraCandidates(options.lineId, ranked, unscored, byNode);
+      const extra = await this.#extraCandidates(options.lineId, ranked, unscored, byNode);
       await this.#confirm(query, [...ranked.slice(0, CONFIRM_TOP), ...extra], options.confirmBelow);
       ranked.push(...extra.filter((entry) => entry.confidence > 0));
       order();
@@ -449,22 +454,24 @@ export class RadialService {
    * Candidates beyond the scored ones, when `verifyMatch` judges meaning (a model) or vectors
    * are searched: see {@link verificationCandidates}. Kept apart from the ranking above.
    */
-  #extraCandidates(
+  async #extraCandidates(
     lineId: string | undefined,
     ranked: readonly Scored[],
     unscored: readonly string[],
     byNode: ReadonlyMap<string, { score: number }>,
-  ): Scored[] {
+  ): Promise<Scored[]> {
     if (!verifiesByMeaning(this.#ctx)) return [];
     const byScore = [...unscored].sort((a, b) => (byNode.get(b)?.score ?? 0) - (byNode.get(a)?.score ?? 0));
-    const ids = verificationCandidates(this.#ctx, {
-      lineId,
-      unscored: byScore,
-      exclude: new Set(ranked.map((entry) => entry.node.id)),
+    const found = await this.#read('navigate', async (repo) => {
+      const ids = await verificationCandidates(repo, this.#agentId, {
+        lineId,
+        unscored: byScore,
+        exclude: new Set(ranked.map((entry) => entry.node.id)),
+      });
+      return { ids, records: ids.length === 0 ? [] : await repo.nodesByIds(this.#agentId, ids) };
     });
-    if (ids.length === 0) return [];
-    const records = new Map(this.#repo.nodesByIds(this.#agentId, ids).map((r) => [r.id, r]));
-    return ids.flatMap((id) => {
+    const records = new Map(found.records.map((r) => [r.id, r]));
+    return found.ids.flatMap((id) => {
       const record = records.get(id);
       return record ? [{ node: toNode(record), confidence: 0, lexical: 0, seq: record.seq, recency: 0 }] : [];
     });
@@ -490,29 +497,37 @@ export class RadialService {
 
   // ---- origin --------------------------------------------------------------------------------
 
-  /** The origin text within the configured token budget. */
-  originText(footer?: string): string {
-    const lines: LineOverview[] = this.#repo.listLines(this.#agentId);
+  /** The origin text within the configured token budget, read in one snapshot. */
+  async originText(footer?: string): Promise<string> {
+    const { projectName, lines, scene } = await this.#read('origin', async (repo, tx) => ({
+      projectName: await projectNameIn(repo, this.#agentId),
+      lines: await repo.listLines(this.#agentId),
+      scene: await currentSceneKeywords(tx, this.#agentId),
+    }));
     return buildOrigin({
-      projectName: this.projectName(),
-      profileBrief: profileBrief(this.#ctx),
+      projectName,
+      profileBrief: await profileBrief(this.#ctx),
       lines,
       budgetTokens: this.#ctx.settings.originTokenBudget,
       footer,
-      scene: this.#currentSceneKeywords(),
+      scene,
     });
   }
+}
 
-  /**
-   * The current scene's keywords ranked by how many of its turns use them, then by how recently
-   * (at most {@link SCENE_KEYWORDS}); filler, stop words and bare short numbers are left out.
-   */
-  #currentSceneKeywords(): { name: string; keywords: string[] } | undefined {
-    const scenes = this.#ctx.store.conversation.scenes;
-    const scene = scenes.currentScene(this.#agentId);
-    if (!scene) return undefined;
-    return { name: scene.name, keywords: rankSceneKeywords(scenes.surface(scene.id).map((t) => t.keywords)) };
-  }
+/**
+ * The current scene's keywords ranked by how many of its turns use them, then by how recently
+ * (at most {@link SCENE_KEYWORDS}); filler, stop words and bare short numbers are left out.
+ */
+async function currentSceneKeywords(
+  tx: StoreTx,
+  agentId: number,
+): Promise<{ name: string; keywords: string[] } | undefined> {
+  const scenes = tx.conversation.scenes;
+  const scene = await scenes.currentScene(agentId);
+  if (!scene) return undefined;
+  const surface = await scenes.surface(scene.id);
+  return { name: scene.name, keywords: rankSceneKeywords(surface.map((t) => t.keywords)) };
 }
 
 /** Words that carry no subject of their own, beyond the stop-word lists. */
@@ -556,6 +571,28 @@ export function rankSceneKeywords(turns: readonly (readonly string[])[]): string
     .sort((a, b) => b.turns - a.turns || b.last - a.last)
     .slice(0, SCENE_KEYWORDS)
     .map((entry) => entry.keyword);
+}
+
+async function projectNameIn(repo: RadialRepository, agentId: number): Promise<string> {
+  return (await repo.getMeta(agentId, 'projectName')) ?? DEFAULT_PROJECT_NAME;
+}
+
+/** A line with the few fields of its newest node, read in the caller's transaction. */
+async function lineIn(repo: RadialRepository, agentId: number, id: string): Promise<RadialLine | undefined> {
+  const record = await repo.getLine(agentId, id);
+  if (!record) return undefined;
+  const latest = record.nodeCount > 0 ? await repo.nodeAt(agentId, id, 1) : undefined;
+  return toLine({
+    ...record,
+    latest: latest && {
+      id: latest.id,
+      taskLabel: latest.taskLabel,
+      createdAt: latest.createdAt,
+      sOrigin: latest.sOrigin,
+      sBrief: latest.sBrief,
+      conversationSummary: latest.conversationSummary,
+    },
+  });
 }
 
 // ---- mapping ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { verifiesWithModel } from '../../llm/partial-summarizer.js';
+import type { RadialRepository } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 
 /**
@@ -23,14 +24,15 @@ export function verifiesByMeaning(context: MemoryContext): boolean {
  * that shares no word with its node still reaches the model. Returns at most
  * {@link EXTRA_VERIFY_CANDIDATES} node ids, none in `exclude`.
  */
-export function verificationCandidates(
-  context: MemoryContext,
+export async function verificationCandidates(
+  repo: RadialRepository,
+  agentId: number,
   options: {
     readonly lineId: string | undefined;
     readonly unscored: readonly string[];
     readonly exclude: ReadonlySet<string>;
   },
-): string[] {
+): Promise<string[]> {
   const out: string[] = [];
   const seen = new Set(options.exclude);
   const take = (id: string): void => {
@@ -40,17 +42,21 @@ export function verificationCandidates(
   };
   for (const id of options.unscored) take(id);
   if (out.length > 0) return out;
-  for (const id of newestPerLine(context, options.lineId)) take(id);
+  for (const id of await newestPerLine(repo, agentId, options.lineId)) take(id);
   return out;
 }
 
 /** Ids of the newest nodes of each line (or of `lineId`), round-robin across lines. */
-function newestPerLine(context: MemoryContext, lineId: string | undefined): string[] {
-  const repo = context.store.radial;
-  const lineIds = lineId === undefined ? repo.listLines(context.agentId).map((l) => l.id) : [lineId];
-  const perLine = lineIds.map((id) =>
-    repo.lineNodes(context.agentId, id, { limit: NODES_PER_LINE }).map((record) => record.id),
-  );
+async function newestPerLine(
+  repo: RadialRepository,
+  agentId: number,
+  lineId: string | undefined,
+): Promise<string[]> {
+  const lineIds = lineId === undefined ? (await repo.listLines(agentId)).map((l) => l.id) : [lineId];
+  const perLine: string[][] = [];
+  for (const id of lineIds) {
+    perLine.push((await repo.lineNodes(agentId, id, { limit: NODES_PER_LINE })).map((record) => record.id));
+  }
   const ids: string[] = [];
   for (let i = 0; i < NODES_PER_LINE; i++) {
     for (const nodes of perLine) {

@@ -3,7 +3,13 @@ import type { IndexDoc } from '../../store/index-repo.js';
 import type { IndexLayer } from '../../core/model/recall.js';
 import { knowledgeIndexText } from '../../store/knowledge-repo.js';
 import { profileIndexText } from '../../store/profile-repo.js';
-import type { Store } from '../../store/store.js';
+import type {
+  VerbatimArchive,
+  VerbatimKnowledge,
+  VerbatimNode,
+  VerbatimTopic,
+} from '../../store/reindex-repo.js';
+import type { ReindexRepository, StoreSeam } from '../../store/seam.js';
 import { nodeIndexTexts } from '../radial/radial-service.js';
 import { SummaryTier } from '../radial/summaries.js';
 import type { FileChange } from '../../core/model/radial.js';
@@ -33,7 +39,7 @@ export interface ReindexReport {
   readonly ms: number;
 }
 
-type BatchReader<R> = (after: number, limit: number) => R[];
+type BatchReader<R> = (repo: ReindexRepository, after: number, limit: number) => R[] | PromiseLike<R[]>;
 
 /**
  * Rebuilds the whole recall index (`search_docs`, `search_fts`) from the verbatim tables of
@@ -47,18 +53,17 @@ type BatchReader<R> = (after: number, limit: number) => R[];
  * await reindex(store, { onProgress: ({ layer, done, total }) => console.error(layer, done, total) });
  * ```
  */
-export async function reindex(store: Store, options: ReindexOptions = {}): Promise<ReindexReport> {
+export async function reindex(store: StoreSeam, options: ReindexOptions = {}): Promise<ReindexReport> {
   const started = Date.now();
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 2000));
-  const repo = store.reindex;
-  const counts = store.engine.read('reindex', () => repo.counts());
+  const counts = await store.read('reindex', (tx) => tx.reindex.counts());
   const total = counts.archive + counts.topic + counts.radial + counts.knowledge + counts.profile;
   const rows: Record<IndexLayer, number> = { archive: 0, topic: 0, radial: 0, knowledge: 0, profile: 0 };
   const records: Record<IndexLayer, number> = { archive: 0, topic: 0, radial: 0, knowledge: 0, profile: 0 };
   let done = 0;
-  store.engine.write('reindex', () => {
-    repo.clear();
-    store.vectors.invalidateAll();
+  await store.write('reindex', async (tx) => {
+    await tx.reindex.clear();
+    await tx.vectors.invalidateAll();
   });
   const run = async <R>(
     layer: IndexLayer,
@@ -68,12 +73,12 @@ export async function reindex(store: Store, options: ReindexOptions = {}): Promi
   ) => {
     let after = 0;
     for (;;) {
-      const batch = store.engine.write('reindex', () => {
-        const found = read(after, batchSize);
+      const batch = await store.write('reindex', async (tx) => {
+        const found = await read(tx.reindex, after, batchSize);
         for (const record of found) {
           for (const doc of docs(record)) {
             if (doc.text.length === 0) continue;
-            store.index.upsert(doc);
+            await tx.index.upsert(doc);
             rows[layer]++;
           }
         }
@@ -90,35 +95,35 @@ export async function reindex(store: Store, options: ReindexOptions = {}): Promi
   };
   await run(
     'archive',
-    (a, n) => repo.archive(a, n),
+    (repo, a, n) => repo.archive(a, n),
     (r) => r.id,
     archiveDocs,
   );
   await run(
     'topic',
-    (a, n) => repo.topics(a, n),
+    (repo, a, n) => repo.topics(a, n),
     (r) => r.rowid,
     topicDocs,
   );
   await run(
     'radial',
-    (a, n) => repo.nodes(a, n),
+    (repo, a, n) => repo.nodes(a, n),
     (r) => r.seq,
     nodeDocs,
   );
   await run(
     'knowledge',
-    (a, n) => repo.knowledge(a, n),
+    (repo, a, n) => repo.knowledge(a, n),
     (r) => r.seq,
     knowledgeDocs,
   );
-  const profiles = store.engine.read('reindex', () => repo.profileAgents());
-  store.engine.write('reindex', () => {
+  const profiles = await store.read('reindex', (tx) => tx.reindex.profileAgents());
+  await store.write('reindex', async (tx) => {
     for (const agentId of profiles) {
-      const profile = store.conversation.profiles.get(agentId);
+      const profile = await tx.conversation.profiles.get(agentId);
       const text = profileIndexText(profile);
       if (text.length === 0) continue;
-      store.index.upsert({
+      await tx.index.upsert({
         layer: 'profile',
         ref: String(agentId),
         agentId,
@@ -134,7 +139,7 @@ export async function reindex(store: Store, options: ReindexOptions = {}): Promi
   return { rows, records, ms: Date.now() - started };
 }
 
-function archiveDocs(r: ReturnType<Store['reindex']['archive']>[number]): IndexDoc[] {
+function archiveDocs(r: VerbatimArchive): IndexDoc[] {
   return [
     {
       layer: 'archive',
@@ -154,7 +159,7 @@ function archiveDocs(r: ReturnType<Store['reindex']['archive']>[number]): IndexD
   ];
 }
 
-function topicDocs(r: ReturnType<Store['reindex']['topics']>[number]): IndexDoc[] {
+function topicDocs(r: VerbatimTopic): IndexDoc[] {
   const text = topicIndexText({
     name: r.name,
     keywords: r.keywordsPending ? [] : r.keywords,
@@ -173,7 +178,7 @@ function topicDocs(r: ReturnType<Store['reindex']['topics']>[number]): IndexDoc[
   ];
 }
 
-function nodeDocs(r: ReturnType<Store['reindex']['nodes']>[number]): IndexDoc[] {
+function nodeDocs(r: VerbatimNode): IndexDoc[] {
   const present = Object.fromEntries(
     Object.entries(r.summaries).filter(([, v]) => v !== undefined),
   ) as Record<string, string>;
@@ -202,7 +207,7 @@ function nodeDocs(r: ReturnType<Store['reindex']['nodes']>[number]): IndexDoc[] 
   }));
 }
 
-function knowledgeDocs(r: ReturnType<Store['reindex']['knowledge']>[number]): IndexDoc[] {
+function knowledgeDocs(r: VerbatimKnowledge): IndexDoc[] {
   const text = knowledgeIndexText(r.title, {
     type: r.type,
     content: r.content,

@@ -6,6 +6,7 @@ import type { ArchiveWrite } from '../../store/archive-repo.js';
 import {
   searchQuerySchema,
   type SearchResult,
+  type Topic,
   turnEndSchema,
   type TurnResult,
   OUTCOME_EVENT,
@@ -18,10 +19,9 @@ import { renderProfileBrief } from '../profile/profile-brief.js';
  * Opens a turn (or returns the one still open), in one transaction. A turn already open in
  * another scene is a `CONFLICT` when the query names another scene or a new one.
  */
-export function search(context: MemoryContext, query: unknown = {}): SearchResult {
+export async function search(context: MemoryContext, query: unknown = {}): Promise<SearchResult> {
   const parsed = parseInput(searchQuerySchema, query ?? {}, 'search');
-  const repo = context.store.conversation;
-  const opened = repo.scenes.openTurn({
+  const request = {
     agentId: context.agentId,
     sceneId: parsed.sceneId,
     newScene: parsed.newScene,
@@ -30,8 +30,11 @@ export function search(context: MemoryContext, query: unknown = {}): SearchResul
     now: context.clock.now(),
     newSceneId: newId('scn'),
     newTopicId: newId('tpc'),
-  });
-  const profile = context.store.engine.read('search', () => repo.profiles.get(context.agentId));
+  };
+  const { opened, profile } = await context.store.write('search', async (tx) => ({
+    opened: await tx.conversation.scenes.openTurn(request),
+    profile: await tx.conversation.profiles.get(context.agentId),
+  }));
   return {
     turnId: opened.turn.id,
     resumed: opened.resumed,
@@ -78,10 +81,9 @@ export async function distill(
  */
 export async function update(context: MemoryContext, turnEnd: unknown): Promise<TurnResult> {
   const end = parseInput(turnEndSchema, turnEnd, 'update');
-  const repo = context.store.conversation;
-  const { turn, held } = context.store.engine.read('update', () => {
-    const open = repo.scenes.openTurnOf(context.agentId);
-    return { turn: open, held: open ? repo.archive.utterances(open.id) : [] };
+  const { turn, held } = await context.store.read('update', async (tx) => {
+    const open = await tx.conversation.scenes.openTurnOf(context.agentId);
+    return { turn: open, held: open ? await tx.conversation.archive.utterances(open.id) : [] };
   });
   if (!turn) throw noOpenTurn('update');
   const createdAt = end.createdAt ?? context.clock.now();
@@ -95,7 +97,7 @@ export async function update(context: MemoryContext, turnEnd: unknown): Promise<
   }
   const utterances = [...bySeq.entries()].sort((a, b) => a[0] - b[0]).map(([, u]) => u);
   const { keywords, error } = await distill(context, utterances);
-  const topic = repo.scenes.closeTurn({
+  const closing = {
     agentId: context.agentId,
     turnId: turn.id,
     records,
@@ -103,7 +105,8 @@ export async function update(context: MemoryContext, turnEnd: unknown): Promise<
     outcome: end.outcome ? end.outcome : undefined,
     createdAt,
     now: context.clock.now(),
-  });
+  };
+  const topic = await context.store.write('update', (tx) => tx.conversation.scenes.closeTurn(closing));
   return { topic, keywordsPending: keywords === undefined, keywordsError: error };
 }
 
@@ -123,19 +126,26 @@ export async function fillPendingKeywords(
   context: MemoryContext,
   options: { readonly limit?: number } = {},
 ): Promise<FillKeywordsReport> {
-  const repo = context.store.conversation;
-  const pending = context.store.engine.read('fillPendingKeywords', () =>
-    repo.scenes.pendingKeywordTopics(context.agentId, options.limit ?? 100).map((topic) => ({
-      topic,
-      utterances: repo.archive.utterances(topic.id).map((u) => ({ role: u.role, content: u.content })),
-    })),
-  );
+  const pending = await context.store.read('fillPendingKeywords', async (tx) => {
+    const topics = await tx.conversation.scenes.pendingKeywordTopics(context.agentId, options.limit ?? 100);
+    const out: { topic: Topic; utterances: TurnUtterance[] }[] = [];
+    for (const topic of topics) {
+      const held = await tx.conversation.archive.utterances(topic.id);
+      out.push({ topic, utterances: held.map((u) => ({ role: u.role, content: u.content })) });
+    }
+    return out;
+  });
   let filled = 0;
   const errors: Record<string, string> = {};
   for (const { topic, utterances } of pending) {
     const { keywords, error } = await distill(context, utterances);
     if (keywords === undefined) errors[topic.id] = error ?? 'distillation failed';
-    else if (repo.scenes.fillKeywords(context.agentId, topic.id, keywords)) filled++;
+    else if (
+      await context.store.write('fillPendingKeywords', (tx) =>
+        tx.conversation.scenes.fillKeywords(context.agentId, topic.id, keywords),
+      )
+    )
+      filled++;
   }
   return { filled, failed: Object.keys(errors).length, errors };
 }
