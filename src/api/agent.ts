@@ -38,7 +38,7 @@ import {
   sceneContext,
   updateScene,
 } from '../memory/scenes/scenes-admin.js';
-import { search, update } from '../memory/scenes/turn-loop.js';
+import { closeTurn, search } from '../memory/scenes/turn-loop.js';
 import { listEngram } from '../memory/engram/engram.js';
 import { type EngramGraph } from '../core/model/engram.js';
 import { DreamScheduler } from '../memory/dream/dream-scheduler.js';
@@ -205,9 +205,9 @@ export class Agent {
    * `keywordsPending: true`.
    */
   async update(turnEnd: TurnEnd): Promise<TurnResult> {
-    const result = await update(this.memoryContext, turnEnd);
+    const { result, surfaceCount } = await closeTurn(this.memoryContext, turnEnd);
     // Starts a background Dream pass when the scene passed the threshold; never throws, never waits.
-    this.#scheduler().afterUpdate(result.topic.sceneId);
+    this.#scheduler().afterUpdate(result.topic.sceneId, surfaceCount);
     return result;
   }
 

@@ -128,7 +128,7 @@ export class ContextWindowManager {
 
   /** Forgets any loaded task and returns the origin (within the origin token budget). */
   async reset(): Promise<string> {
-    const text = this.#radial.service.originText(RESET_FOOTER);
+    const text = await this.#radial.service.originText(RESET_FOOTER);
     this.#state = { type: 'origin', lineId: undefined, nodeId: undefined };
     return text;
   }
@@ -205,12 +205,12 @@ export class ContextWindowManager {
     this.#state = { type: 'node', lineId: session.node.lineId, nodeId: session.node.id };
   }
 
-  #notFound(reason: string): LoadResult {
+  async #notFound(reason: string): Promise<LoadResult> {
     const context = [
       reason,
       'Try other words, load a task by line and position, or recall across every layer.',
       '',
-      this.#radial.service.originText(),
+      await this.#radial.service.originText(),
     ].join('\n');
     return new LoadResult({ notFound: context }, (s) => this.#loaded(s));
   }

@@ -258,7 +258,7 @@ export class Engine {
   write<T>(context: string, fn: () => T): T {
     this.assertOpen(context);
     if (this.options.readOnly) throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
-    if (this.#joinOrOwn('write', context) === 'join') return guard(context, fn);
+    if (this.#joinOrOwn('write', context) === 'join') return guard(context, () => this.#nested(fn));
     return guard(context, () => {
       this.#beginImmediate();
       try {
@@ -270,6 +270,25 @@ export class Engine {
         throw error;
       }
     });
+  }
+
+  /**
+   * Runs `fn` inside the open transaction under a savepoint, so a repository method that throws
+   * leaves nothing of itself behind even when its caller catches the error and goes on.
+   */
+  #nested<T>(fn: () => T): T {
+    this.statement('SAVEPOINT nested_write').run();
+    try {
+      const result = fn();
+      this.statement('RELEASE nested_write').run();
+      return result;
+    } catch (error) {
+      if (this.#db.inTransaction) {
+        this.statement('ROLLBACK TO nested_write').run();
+        this.statement('RELEASE nested_write').run();
+      }
+      throw error;
+    }
   }
 
   /**

@@ -156,7 +156,7 @@ describe('searchArchive', () => {
     await agent.appendArchive({ kind: 'utterance', content: 'old but open', createdAt: at(2) });
     const { pruneExpired } = await import('../../src/memory/archive/archive.js');
     // Plan steps use the library clock: the failed tree was written "now", so it stays.
-    expect(pruneExpired(agent.memoryContext)).toMatchObject({
+    expect(await pruneExpired(agent.memoryContext)).toMatchObject({
       enabled: true,
       archiveRecords: 1,
       planNodes: 0,
@@ -168,7 +168,10 @@ describe('searchArchive', () => {
     const { db: keep } = await openTemp();
     await keep.primary().search();
     await keep.primary().update({ input: 'ancient history', createdAt: at(1) });
-    expect(pruneExpired(keep.primary().memoryContext)).toMatchObject({ enabled: false, archiveRecords: 0 });
+    expect(await pruneExpired(keep.primary().memoryContext)).toMatchObject({
+      enabled: false,
+      archiveRecords: 0,
+    });
     expect(rows(keep, 'SELECT count(*) AS n FROM archive')).toEqual([{ n: 1 }]);
     await keep.close();
   });

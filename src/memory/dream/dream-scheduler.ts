@@ -85,25 +85,21 @@ export class DreamScheduler {
   /**
    * Called after a turn closed in `sceneId`: starts a background pass for that scene when its
    * surface exceeds `dream.topicThreshold`, automatic Dream is on, and no pass is in flight.
-   * Never throws and never waits for the pass (the surface count is read in the background too).
+   * `surfaceCount` is the scene's surface as the closing transaction left it. Never throws and
+   * never waits for the pass.
    */
-  afterUpdate(sceneId: string): void {
-    const settings = this.#context.settings.dream;
-    if (!settings.auto || this.#stopped || this.#inFlight !== undefined) return;
-    void this.#track(this.#maybeBackground(sceneId));
-  }
-
-  async #maybeBackground(sceneId: string): Promise<void> {
+  afterUpdate(sceneId: string, surfaceCount: number): void {
     try {
       const settings = this.#context.settings.dream;
-      const count = await this.#context.store.read('dream', (tx) => tx.dream.surfaceCount(sceneId));
-      if (count <= settings.topicThreshold) return;
+      if (!settings.auto || this.#stopped || this.#inFlight !== undefined) return;
+      if (surfaceCount <= settings.topicThreshold) return;
       const step = Math.max(1, settings.topicThreshold - settings.compressMinTopics);
       const last = this.#attempted.get(sceneId);
-      if (last !== undefined && count < last + step) return;
-      this.#attempted.set(sceneId, count);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.#background(sceneId);
+      if (last !== undefined && surfaceCount < last + step) return;
+      this.#attempted.set(sceneId, surfaceCount);
+      void this.#track(
+        new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#background(sceneId)),
+      );
     } catch (error) {
       this.#lastBackgroundError = messageOf(error);
     }

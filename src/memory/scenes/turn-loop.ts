@@ -80,6 +80,17 @@ export async function distill(
  * turn closes with its keywords pending.
  */
 export async function update(context: MemoryContext, turnEnd: unknown): Promise<TurnResult> {
+  return (await closeTurn(context, turnEnd)).result;
+}
+
+/**
+ * {@link update}, also returning how many surface topics the turn's scene has now (read in the
+ * same transaction), which decides whether a background Dream pass is due.
+ */
+export async function closeTurn(
+  context: MemoryContext,
+  turnEnd: unknown,
+): Promise<{ result: TurnResult; surfaceCount: number }> {
   const end = parseInput(turnEndSchema, turnEnd, 'update');
   const { turn, held } = await context.store.read('update', async (tx) => {
     const open = await tx.conversation.scenes.openTurnOf(context.agentId);
@@ -106,8 +117,11 @@ export async function update(context: MemoryContext, turnEnd: unknown): Promise<
     createdAt,
     now: context.clock.now(),
   };
-  const topic = await context.store.write('update', (tx) => tx.conversation.scenes.closeTurn(closing));
-  return { topic, keywordsPending: keywords === undefined, keywordsError: error };
+  const { topic, surfaceCount } = await context.store.write('update', async (tx) => {
+    const closed = await tx.conversation.scenes.closeTurn(closing);
+    return { topic: closed, surfaceCount: await tx.dream.surfaceCount(closed.sceneId) };
+  });
+  return { result: { topic, keywordsPending: keywords === undefined, keywordsError: error }, surfaceCount };
 }
 
 /** What a {@link fillPendingKeywords} pass did. */
