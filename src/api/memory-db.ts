@@ -197,7 +197,9 @@ export class MemoryDB {
     if (checked.profile) parseInput(profilePatchSchema, checked.profile, 'options.profile');
     const own = checked.llm || checked.summarizer ? chooseSummarizer(checked) : undefined;
     const agent =
-      typeof nameOrId === 'number' ? await this.#agentById(nameOrId, own) : await this.#agentByName(nameOrId, own);
+      typeof nameOrId === 'number'
+        ? await this.#agentById(nameOrId, own)
+        : await this.#agentByName(nameOrId, own);
     if (checked.profile && !this.#options.readOnly)
       await seedProfile(agent.memoryContext, checked.profile, 'options.profile');
     return agent;

@@ -89,7 +89,7 @@ export async function recoverMemory(
     try {
       salvage = salvageInto(source, store);
     } finally {
-      store.close();
+      await store.close();
     }
     const db = await openMemory(target, { busyTimeoutMs, mode: 'exclusive' });
     try {

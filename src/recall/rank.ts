@@ -322,7 +322,8 @@ async function addFeedback(
   const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
   for (const [stemmed, e] of strongest) {
     const frequency = statistics.frequency(stemmed);
-    if (frequency <= maxFrequency) weighed.push({ word: e.word, weight: e.weight * idf(frequency, documents) });
+    if (frequency <= maxFrequency)
+      weighed.push({ word: e.word, weight: e.weight * idf(frequency, documents) });
   }
   const expansion = weighed.sort((a, b) => b.weight - a.weight).slice(0, weights.feedbackTerms);
   const match = matchExpression(expansion.map((e) => e.word));

@@ -12,7 +12,7 @@ import {
   recallQuerySchema,
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
-import type { StoreSeam, StoreTx } from '../store/seam.js';
+import type { StoreSeam } from '../store/seam.js';
 import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
