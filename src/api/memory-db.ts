@@ -89,9 +89,13 @@ export class MemoryDB {
 
   /** The primary agent's row, created on a writable file's first open. */
   static async #primaryRow(store: Store, readOnly: boolean, clock: MonotonicClock): Promise<AgentRow> {
-    const row = readOnly
-      ? await store.read('open', async (tx) => (await tx.agents.list()).find((agent) => agent.isPrimary))
-      : await store.write('open', (tx) => tx.agents.ensurePrimary(PRIMARY_AGENT, clock.now()));
+    // Read first: opening a file that has its primary agent takes no write lock (reads never block).
+    const found = await store.read('open', (tx) => tx.agents.primary());
+    const row =
+      found ??
+      (readOnly
+        ? undefined
+        : await store.write('open', (tx) => tx.agents.ensurePrimary(PRIMARY_AGENT, clock.now())));
     if (!row)
       throw new HedgehopError('NOT_FOUND', `${store.path} has no primary agent (open it writable once)`);
     return row;
@@ -209,11 +213,11 @@ export class MemoryDB {
     const checked = parseInput(agentNameSchema, name, 'name');
     const cached = this.#cached(checked, own);
     if (cached) return cached;
-    if (this.#options.readOnly) {
-      const row = await this.#store.read('agent', (tx) => tx.agents.byName(checked));
-      if (!row) throw new HedgehopError('NOT_FOUND', `no agent named '${checked}' in ${this.path}`);
-      return this.#cached(checked, own) ?? this.#makeAgent(row, own);
-    }
+    // Read first: opening an agent the file holds takes no write lock.
+    const row = await this.#store.read('agent', (tx) => tx.agents.byName(checked));
+    if (row) return this.#cached(checked, own) ?? this.#makeAgent(row, own);
+    if (this.#options.readOnly)
+      throw new HedgehopError('NOT_FOUND', `no agent named '${checked}' in ${this.path}`);
     const now = this.#clock.now();
     const { agent } = await this.#store.write('agent', (tx) => tx.agents.ensure(checked, now));
     return this.#cached(checked, own) ?? this.#makeAgent(agent, own);

@@ -32,9 +32,6 @@ export class AgentsRepo {
 
   /** The primary agent, created on first use. */
   ensurePrimary(name: string, now: number): AgentRow {
-    // Read first: opening a file that has its primary agent takes no write lock.
-    const found = this.#engine.read('open primary agent', () => this.#primaryRow());
-    if (found) return found;
     return this.#engine.write('open primary agent', () => {
       const existing = this.#engine.statement('SELECT * FROM agents WHERE is_primary = 1').get() as
         | RawAgent
@@ -49,8 +46,6 @@ export class AgentsRepo {
 
   /** The agent of that name, created if absent (idempotent). */
   ensure(name: string, now: number): { agent: AgentRow; created: boolean } {
-    const found = this.#engine.read('open agent', () => this.byName(name));
-    if (found) return { agent: found, created: false };
     return this.#engine.write('open agent', () => {
       const existing = this.byName(name);
       if (existing) return { agent: existing, created: false };
@@ -61,7 +56,8 @@ export class AgentsRepo {
     });
   }
 
-  #primaryRow(): AgentRow | undefined {
+  /** The primary agent, if the file has one yet. */
+  primary(): AgentRow | undefined {
     const row = this.#engine.statement('SELECT * FROM agents WHERE is_primary = 1').get() as
       | RawAgent
       | undefined;
