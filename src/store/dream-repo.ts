@@ -1,11 +1,8 @@
-import { HedgehopError } from '../core/errors.js';
 import type { ArchiveRepo } from './archive-repo.js';
 import { parseStringList, topicIndexText, type RawTopic } from './conversation-rows.js';
 import type { ConversationRepo } from './conversation-repo.js';
-import type { EngramDiff, EngramEdgeRow, EngramNodeRow, EngramRepo } from './engram-repo.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
-import { readOpenTurn } from './open-turn.js';
 
 /** Who started a pass. */
 export type DreamStartedBy = 'explicit' | 'background';
@@ -91,67 +88,22 @@ export interface RefreshWrite {
   readonly after: SummarySnapshot;
 }
 
-/** The engram changes of a pass and the stamps of the scenes they were computed from. */
-export interface EngramWrite {
-  readonly stamps: ReadonlyMap<string, string>;
-  readonly diff: EngramDiff;
+/** What Dream's checks read of a topic before fusing or unfolding it. */
+export interface TopicState {
+  readonly id: string;
+  readonly sceneId: string;
+  readonly kind: 'turn' | 'fused';
+  readonly name: string | undefined;
+  readonly depth: number;
+  readonly parentId: string | undefined;
+  /** Everything a fusion relies on (compare with {@link SurfaceTopicRow.fingerprint}). */
+  readonly fingerprint: string;
 }
 
-/** The profile estimate to write, if the stored one is still `expected`. */
-export interface ProfileWrite {
-  readonly expected: ProfileEstimateRow;
-  readonly emotion: string;
-  readonly mbti: string;
-  readonly distilled: string;
-}
-
-/** Everything one Dream pass writes, applied in one transaction. */
-export interface DreamApplyRequest {
-  readonly runId: string;
-  readonly agentId: number;
-  readonly lease: { readonly name: string; readonly owner: string; readonly now: number };
-  readonly now: number;
-  readonly fusions: readonly FusionWrite[];
-  readonly refreshes: readonly RefreshWrite[];
-  readonly engram: EngramWrite | undefined;
-  readonly profile: ProfileWrite | undefined;
-  /** Retention cutoff (host time); undefined = retention is off. */
-  readonly retentionCutoff: number | undefined;
-}
-
-/** What the apply transaction did. */
-export interface DreamApplyResult {
-  readonly fusions: readonly FusionWrite[];
-  readonly fusionConflicts: readonly { readonly sceneId: string; readonly reason: string }[];
-  readonly refreshes: readonly RefreshWrite[];
-  readonly refreshConflicts: readonly string[];
-  readonly engram: 'applied' | 'conflict' | 'none';
-  readonly engramConflict: string | undefined;
-  readonly profile: 'applied' | 'conflict' | 'none';
-  readonly pruned: { readonly archiveRecords: number; readonly planNodes: number } | undefined;
-}
-
-/** What `undo` put back. */
-export interface DreamUndoResult {
-  readonly topicsUnfused: number;
-  readonly fusedTopicsRemoved: number;
-  readonly radialNodesRestored: number;
-  readonly engramRowsRestored: number;
-  readonly profileRestored: boolean;
-  /** Records retention deleted in that pass: never restored. */
-  readonly prunedNotRestored: { readonly archiveRecords: number; readonly planNodes: number };
-}
-
-/** The `undo` JSON of a run: exactly what its apply changed, with the state before. */
-interface UndoBlob {
-  readonly fusions?: { readonly fusedId: string; readonly sceneId: string; readonly members: string[] }[];
-  readonly radial?: RefreshWrite[];
-  readonly engram?: {
-    readonly nodes: { readonly sceneId: string; readonly before: EngramNodeRow | null }[];
-    readonly edges: { readonly a: string; readonly b: string; readonly before: EngramEdgeRow | null }[];
-  };
-  readonly profile?: { readonly before: ProfileEstimateRow; readonly after: ProfileWrite };
-  readonly pruned?: { readonly archiveRecords: number; readonly planNodes: number };
+/** A surface topic's place in its scene's order: `(userTs, id)`. */
+export interface SurfacePlace {
+  readonly userTs: number | null;
+  readonly id: string;
 }
 
 interface RawRun {
@@ -196,26 +148,22 @@ function fingerprintOf(row: RawTopic): string {
 
 const profileKey = (agentId: number): string => `dream.${agentId}.profile`;
 
-const conflict = (message: string): HedgehopError => new HedgehopError('CONFLICT', message);
-
 /**
- * Dream's SQL: the record of passes (`dream_runs`), the snapshot reads of a pass, its one apply
- * transaction (fusions, radial refreshes, engram, profile estimate, retention, and the run's
- * report and undo record together) and undo.
+ * Dream's rows: the record of passes (`dream_runs`), the snapshot reads of a pass, and the row
+ * operations its apply and undo are made of (a fused topic in, a fused topic out, summaries
+ * replaced if unchanged, the profile estimate). The rules (what is checked, in which order,
+ * what an undo may revert) live in `memory/dream/dream-apply.ts`, which runs these inside one
+ * write transaction.
  */
 export class DreamRepo {
   readonly #engine: Engine;
   readonly #index: IndexRepo;
   readonly #archive: ArchiveRepo;
-  readonly #conversation: ConversationRepo;
-  readonly #engram: EngramRepo;
 
-  constructor(engine: Engine, index: IndexRepo, conversation: ConversationRepo, engram: EngramRepo) {
+  constructor(engine: Engine, index: IndexRepo, conversation: ConversationRepo) {
     this.#engine = engine;
     this.#index = index;
     this.#archive = conversation.archive;
-    this.#conversation = conversation;
-    this.#engram = engram;
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -401,116 +349,109 @@ export class DreamRepo {
     };
   }
 
-  // ---- apply -----------------------------------------------------------------------------
+  // ---- the parts of an apply and an undo ------------------------------------------------
 
-  /**
-   * Applies a pass in ONE write transaction: checks the pass still holds its lease (else `BUSY`,
-   * nothing written), then writes each part whose inputs are unchanged since they were read
-   * (a changed part is skipped and reported), then the run's report and undo record.
-   * `finish` builds the report from what was applied and the profile estimate as it now stands
-   * (it runs inside the transaction, synchronously: a pure function of its arguments).
-   */
-  apply(
-    request: DreamApplyRequest,
-    finish: (
-      result: DreamApplyResult,
-      estimate: ProfileEstimateRow,
-    ) => { status: DreamRunStatus; report: string },
-  ): DreamApplyResult {
-    return this.#engine.write('dream', () => {
-      this.#checkLease(request.lease);
-      const fusions: FusionWrite[] = [];
-      const fusionConflicts: { sceneId: string; reason: string }[] = [];
-      for (const fusion of request.fusions) {
-        const problem = this.#fusionProblem(request.agentId, fusion);
-        if (problem !== undefined) fusionConflicts.push({ sceneId: fusion.sceneId, reason: problem });
-        else {
-          this.#writeFusion(request, fusion);
-          fusions.push(fusion);
-        }
-      }
-      const refreshes = request.refreshes.filter((refresh) => this.#writeRefresh(request.agentId, refresh));
-      const refreshConflicts = request.refreshes.filter((r) => !refreshes.includes(r)).map((r) => r.nodeId);
-      const engram = this.#applyEngram(request.agentId, request.engram);
-      const profile = this.#applyProfile(request.agentId, request.profile, request.now);
-      const pruned = request.retentionCutoff === undefined ? undefined : this.#prune(request);
-      const result: DreamApplyResult = {
-        fusions,
-        fusionConflicts,
-        refreshes,
-        refreshConflicts,
-        engram: engram.state,
-        engramConflict: engram.conflict,
-        profile: profile.state,
-        pruned,
-      };
-      const undo: UndoBlob = {
-        ...(fusions.length > 0
-          ? {
-              fusions: fusions.map((f) => ({
-                fusedId: f.fusedId,
-                sceneId: f.sceneId,
-                members: f.members.map((m) => m.id),
-              })),
-            }
-          : {}),
-        ...(refreshes.length > 0 ? { radial: refreshes } : {}),
-        ...(engram.undo ? { engram: engram.undo } : {}),
-        ...(profile.undo ? { profile: profile.undo } : {}),
-        ...(pruned && pruned.archiveRecords + pruned.planNodes > 0 ? { pruned } : {}),
-      };
-      const { status, report } = finish(result, this.profileEstimate(request.agentId));
-      this.#engine
-        .statement(
-          'UPDATE dream_runs SET status = ?, finished_at = ?, report = ?, undo = ? WHERE id = ? AND agent_id = ?',
-        )
-        .run(status, request.now, report, JSON.stringify(undo), request.runId, request.agentId);
-      return result;
-    });
+  /** Writes a finished pass's status, report and undo record (JSON text). */
+  record(
+    agentId: number,
+    runId: string,
+    outcome: { status: DreamRunStatus; finishedAt: number; report: string; undo: string },
+  ): void {
+    this.#engine
+      .statement(
+        'UPDATE dream_runs SET status = ?, finished_at = ?, report = ?, undo = ? WHERE id = ? AND agent_id = ?',
+      )
+      .run(outcome.status, outcome.finishedAt, outcome.report, outcome.undo, runId, agentId);
   }
 
-  #checkLease(lease: DreamApplyRequest['lease']): void {
-    const owner = this.#engine
-      .statement('SELECT owner FROM leases WHERE name = ? AND expires_at > ?')
+  /** Marks run `id` undone. */
+  markUndone(id: string, now: number): void {
+    this.#engine.statement('UPDATE dream_runs SET undone_at = ? WHERE id = ?').run(now, id);
+  }
+
+  /** The newest run after `run` that changed something and is not undone, if any. */
+  laterChangingRun(agentId: number, run: DreamRunRow): string | undefined {
+    return this.#engine
+      .statement(
+        `SELECT id FROM dream_runs WHERE agent_id = ? AND id <> ? AND undone_at IS NULL AND undo <> '{}'
+           AND (started_at > ? OR (started_at = ? AND rowid > (SELECT rowid FROM dream_runs WHERE id = ?)))
+         ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      )
       .pluck(true)
-      .get(lease.name, lease.now) as string | undefined;
-    if (owner !== lease.owner) {
-      throw new HedgehopError(
-        'BUSY',
-        `dream: this pass lost its lease ${lease.name} (now held by ${owner ?? 'nobody'}); nothing was applied`,
-      );
-    }
+      .get(agentId, run.id, run.startedAt, run.startedAt, run.id) as string | undefined;
   }
 
-  #fusionProblem(agentId: number, fusion: FusionWrite): string | undefined {
-    const rows: RawTopic[] = [];
-    for (const member of fusion.members) {
-      const row = this.#engine
-        .statement('SELECT * FROM topics WHERE id = ? AND agent_id = ?')
-        .pluck(false)
-        .get(member.id, agentId) as RawTopic | undefined;
-      if (!row) return `topic ${member.id} was deleted while Dream computed`;
-      if (row.kind !== 'turn' || fingerprintOf(row) !== member.fingerprint)
-        return `topic ${member.id} changed while Dream computed`;
-      rows.push(row);
-    }
-    // The members are unchanged surface turns in (user_ts, id) order; they are still adjacent when
-    // no other surface topic lies between the first and the last.
-    const first = rows[0] as RawTopic;
-    const last = rows[rows.length - 1] as RawTopic;
-    const between = this.#engine
+  /** A topic of the agent as Dream's checks read it. */
+  topicState(agentId: number, topicId: string): (TopicState & SurfacePlace) | undefined {
+    const row = this.#engine
+      .statement('SELECT * FROM topics WHERE id = ? AND agent_id = ?')
+      .pluck(false)
+      .get(topicId, agentId) as RawTopic | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      sceneId: row.scene_id,
+      kind: row.kind,
+      name: row.name ?? undefined,
+      depth: row.depth,
+      parentId: row.parent_id ?? undefined,
+      fingerprint: fingerprintOf(row),
+      userTs: row.user_ts,
+    };
+  }
+
+  /** Surface topics of a scene strictly between two places of its `(userTs, id)` order. */
+  surfaceBetween(sceneId: string, first: SurfacePlace, last: SurfacePlace): number {
+    return this.#engine
       .statement(
         `SELECT count(*) FROM topics WHERE scene_id = ? AND depth = 1 AND status = 'closed'
            AND (user_ts, id) > (?, ?) AND (user_ts, id) < (?, ?)`,
       )
       .pluck(true)
-      .get(fusion.sceneId, first.user_ts, first.id, last.user_ts, last.id) as number;
-    return between === rows.length - 2
-      ? undefined
-      : `topics ${fusion.members.map((m) => m.id).join(', ')} are no longer adjacent`;
+      .get(sceneId, first.userTs, first.id, last.userTs, last.id) as number;
   }
 
-  #writeFusion(request: DreamApplyRequest, fusion: FusionWrite): void {
+  /** Ids of the topics folded under `topicId`, sorted. */
+  childrenOf(topicId: string): string[] {
+    return this.#engine
+      .statement('SELECT id FROM topics WHERE parent_id = ? ORDER BY id')
+      .pluck(true)
+      .all(topicId) as string[];
+  }
+
+  /** A radial node's summary columns and tier. */
+  nodeSummaries(agentId: number, nodeId: string): SummarySnapshot | undefined {
+    const row = this.#engine
+      .statement(
+        'SELECT s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes WHERE id = ? AND agent_id = ?',
+      )
+      .pluck(false)
+      .get(nodeId, agentId) as
+      | {
+          s_origin: string | null;
+          s_brief: string | null;
+          s_summary: string | null;
+          s_detailed: string | null;
+          summaries_tier: number;
+        }
+      | undefined;
+    return row
+      ? {
+          origin: row.s_origin,
+          brief: row.s_brief,
+          summary: row.s_summary,
+          detailed: row.s_detailed,
+          tier: row.summaries_tier,
+        }
+      : undefined;
+  }
+
+  /**
+   * Writes a fused topic over `fusion.members` (which must be unchanged, adjacent surface turns:
+   * the caller checks): the topic, its reconstruction as a verbatim archive record, its index
+   * row, and the members folded under it.
+   */
+  insertFusion(runId: string, agentId: number, now: number, fusion: FusionWrite): void {
     const keywords = fusion.keywords ?? [];
     this.#engine
       .statement(
@@ -520,28 +461,27 @@ export class DreamRepo {
       )
       .run(
         fusion.fusedId,
-        request.agentId,
+        agentId,
         fusion.sceneId,
         JSON.stringify(keywords),
         fusion.keywords === undefined ? 'pending' : 'ready',
         fusion.userTs,
         fusion.agentTs,
-        request.now,
-        request.now,
-        request.runId,
+        now,
+        now,
+        runId,
       );
     const fused = this.#engine
       .statement('SELECT * FROM topics WHERE id = ?')
       .pluck(false)
       .get(fusion.fusedId) as RawTopic;
-    // The reconstruction is verbatim text of the fused topic: an archive record with its index row.
     this.#archive.writeInto(fused, [
       {
         kind: 'utterance',
         role: 'dream',
         contentType: 'text',
         content: fusion.summary,
-        createdAt: request.now,
+        createdAt: now,
         seq: 1,
       },
     ]);
@@ -550,21 +490,48 @@ export class DreamRepo {
       this.#index.upsert({
         layer: 'topic',
         ref: fusion.fusedId,
-        agentId: request.agentId,
+        agentId,
         sceneId: fusion.sceneId,
         topicId: fusion.fusedId,
         createdAt: fusion.userTs,
         text,
       });
     }
-    // Members are turns (checked above), and only fused topics have children: nothing lies under them.
     this.#engine
       .statement('UPDATE topics SET depth = 2, parent_id = ? WHERE id IN (SELECT value FROM json_each(?))')
       .run(fusion.fusedId, JSON.stringify(fusion.members.map((m) => m.id)));
   }
 
-  #writeRefresh(agentId: number, refresh: RefreshWrite): boolean {
-    const { before, after } = refresh;
+  /**
+   * Removes a fused topic (its archive records, index rows and plan) and puts `members` back on
+   * the surface. Returns how many members were unfolded.
+   */
+  removeFusion(fusedId: string, members: readonly string[]): number {
+    this.#engine
+      .statement('UPDATE topics SET depth = 1, parent_id = NULL WHERE id IN (SELECT value FROM json_each(?))')
+      .run(JSON.stringify(members));
+    const records = this.#engine
+      .statement('SELECT id FROM archive WHERE topic_id = ?')
+      .pluck(true)
+      .all(fusedId) as number[];
+    for (const record of records) this.#index.remove('archive', String(record));
+    this.#index.remove('topic', fusedId);
+    this.#engine.statement('DELETE FROM archive WHERE topic_id = ?').run(fusedId);
+    this.#engine.statement('DELETE FROM plan_nodes WHERE topic_id = ?').run(fusedId);
+    this.#engine.statement('DELETE FROM topics WHERE id = ?').run(fusedId);
+    return members.length;
+  }
+
+  /**
+   * Replaces a ready radial node's summaries with `after` if they are still `before` (compare
+   * and set); true when it did.
+   */
+  replaceSummaries(
+    agentId: number,
+    nodeId: string,
+    before: SummarySnapshot,
+    after: SummarySnapshot,
+  ): boolean {
     const changes = this.#engine
       .statement(
         `UPDATE nodes SET s_origin = ?, s_brief = ?, s_summary = ?, s_detailed = ?, summaries_tier = ?
@@ -577,7 +544,7 @@ export class DreamRepo {
         after.summary,
         after.detailed,
         after.tier,
-        refresh.nodeId,
+        nodeId,
         agentId,
         before.tier,
         before.origin,
@@ -588,234 +555,29 @@ export class DreamRepo {
     return changes === 1;
   }
 
-  #applyEngram(
+  /** Writes the library-owned profile fields and Dream's distilled record (none: removed). */
+  writeEstimate(
     agentId: number,
-    write: EngramWrite | undefined,
-  ): { state: DreamApplyResult['engram']; conflict?: string; undo?: UndoBlob['engram'] } {
-    if (!write) return { state: 'none' };
-    for (const [sceneId, stamp] of write.stamps) {
-      if (this.#engram.sceneStamp(sceneId) !== stamp)
-        return { state: 'conflict', conflict: `scene ${sceneId} changed while Dream computed the engram` };
-    }
-    const { diff } = write;
-    const sceneIds = [...new Set([...diff.upsertNodes.map((n) => n.sceneId), ...diff.deleteNodes])];
-    const pairs = [...diff.upsertEdges, ...diff.deleteEdges].map((e) => ({ a: e.a, b: e.b }));
-    const before = this.#engram.rowsOf(agentId, sceneIds, pairs);
-    this.#engram.write(agentId, diff);
-    if (sceneIds.length + pairs.length === 0) return { state: 'applied' };
-    return {
-      state: 'applied',
-      undo: {
-        nodes: sceneIds.map((sceneId) => ({ sceneId, before: before.nodes.get(sceneId) ?? null })),
-        edges: pairs.map((p) => ({ ...p, before: before.edges.get(`${p.a}\u0000${p.b}`) ?? null })),
-      },
-    };
-  }
-
-  #applyProfile(
-    agentId: number,
-    write: ProfileWrite | undefined,
-    now: number,
-  ): { state: DreamApplyResult['profile']; undo?: UndoBlob['profile'] } {
-    if (!write) return { state: 'none' };
-    const current = this.profileEstimate(agentId);
-    const same =
-      current.emotion === write.expected.emotion &&
-      current.mbti === write.expected.mbti &&
-      current.distilled === write.expected.distilled;
-    if (!same) return { state: 'conflict' };
-    this.#writeEstimate(agentId, write.emotion, write.mbti, write.distilled, now);
-    return { state: 'applied', undo: { before: current, after: write } };
-  }
-
-  #writeEstimate(
-    agentId: number,
-    emotion: string,
-    mbti: string,
-    distilled: string | undefined,
+    estimate: { emotion: string; mbti: string; distilled: string | undefined },
     now: number,
   ): void {
     const current = this.profileEstimate(agentId);
-    if (current.emotion !== emotion || current.mbti !== mbti || !current.exists) {
+    if (current.emotion !== estimate.emotion || current.mbti !== estimate.mbti || !current.exists) {
       this.#engine
         .statement(
           `INSERT INTO profiles (agent_id, emotion, mbti, updated_at) VALUES (?, ?, ?, ?)
            ON CONFLICT (agent_id) DO UPDATE SET emotion = excluded.emotion, mbti = excluded.mbti,
              updated_at = excluded.updated_at`,
         )
-        .run(agentId, emotion, mbti, now);
+        .run(agentId, estimate.emotion, estimate.mbti, now);
     }
-    if (distilled === undefined)
+    if (estimate.distilled === undefined)
       this.#engine.statement('DELETE FROM meta WHERE key = ?').run(profileKey(agentId));
     else
       this.#engine
         .statement(
           'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         )
-        .run(profileKey(agentId), distilled);
-  }
-
-  #prune(request: DreamApplyRequest): { archiveRecords: number; planNodes: number } {
-    const cutoff = request.retentionCutoff as number;
-    const open = readOpenTurn(this.#engine, request.agentId);
-    return {
-      archiveRecords: this.#archive.prune(request.agentId, cutoff, open?.id),
-      planNodes: this.#conversation.plans.prune(request.agentId, cutoff),
-    };
-  }
-
-  // ---- undo ------------------------------------------------------------------------------
-
-  /**
-   * Reverts what run `id` applied, in one transaction, or refuses (`CONFLICT`, nothing written)
-   * when it cannot be done safely: the run was undone already or is still running, a later run
-   * that changed something has not been undone, a fused topic was deleted, renamed or had its
-   * members moved, or a refreshed radial node changed since.
-   */
-  undo(agentId: number, id: string, now: number, lease: DreamApplyRequest['lease']): DreamUndoResult {
-    return this.#engine.write('undoDream', () => {
-      this.#checkLease(lease);
-      const blob = this.#undoable(agentId, id);
-      let topicsUnfused = 0;
-      for (const fusion of blob.fusions ?? []) topicsUnfused += this.#unfuse(fusion);
-      for (const refresh of blob.radial ?? [])
-        this.#writeRefresh(agentId, { nodeId: refresh.nodeId, before: refresh.after, after: refresh.before });
-      const engramRowsRestored = blob.engram ? this.#restoreEngram(agentId, blob.engram) : 0;
-      if (blob.profile) {
-        const before = blob.profile.before;
-        this.#writeEstimate(agentId, before.emotion, before.mbti, before.distilled, now);
-      }
-      this.#engine.statement('UPDATE dream_runs SET undone_at = ? WHERE id = ?').run(now, id);
-      return {
-        topicsUnfused,
-        fusedTopicsRemoved: blob.fusions?.length ?? 0,
-        radialNodesRestored: blob.radial?.length ?? 0,
-        engramRowsRestored,
-        profileRestored: blob.profile !== undefined,
-        prunedNotRestored: blob.pruned ?? { archiveRecords: 0, planNodes: 0 },
-      };
-    });
-  }
-
-  /**
-   * Throws the refusal `undo` would give (`NOT_FOUND`, `CONFLICT`), writing nothing, so a caller
-   * can refuse before it takes any lock.
-   */
-  checkUndo(agentId: number, id: string): void {
-    this.#engine.read('undoDream', () => this.#undoable(agentId, id));
-  }
-
-  #undoable(agentId: number, id: string): UndoBlob {
-    const run = this.get(agentId, id);
-    if (!run) throw new HedgehopError('NOT_FOUND', `undoDream: no Dream pass ${id} for this agent`);
-    if (run.undoneAt !== undefined) throw conflict(`undoDream: pass ${id} was already undone`);
-    if (run.status === 'running')
-      throw conflict(`undoDream: pass ${id} has not finished (an interrupted pass applied nothing to undo)`);
-    this.#refuseIfLaterRuns(agentId, run);
-    const blob = JSON.parse(run.undo) as UndoBlob;
-    for (const fusion of blob.fusions ?? []) this.#checkUnfuse(agentId, fusion);
-    for (const refresh of blob.radial ?? []) this.#checkRefreshUndo(agentId, refresh);
-    return blob;
-  }
-
-  #refuseIfLaterRuns(agentId: number, run: DreamRunRow): void {
-    const later = this.#engine
-      .statement(
-        `SELECT id FROM dream_runs WHERE agent_id = ? AND id <> ? AND undone_at IS NULL AND undo <> '{}'
-           AND (started_at > ? OR (started_at = ? AND rowid > (SELECT rowid FROM dream_runs WHERE id = ?)))
-         ORDER BY started_at DESC, rowid DESC LIMIT 1`,
-      )
-      .pluck(true)
-      .get(agentId, run.id, run.startedAt, run.startedAt, run.id) as string | undefined;
-    if (later !== undefined) {
-      throw conflict(`undoDream: pass ${later} ran after ${run.id} and changed memory; undo ${later} first`);
-    }
-  }
-
-  #checkUnfuse(agentId: number, fusion: NonNullable<UndoBlob['fusions']>[number]): void {
-    const fused = this.#engine
-      .statement('SELECT * FROM topics WHERE id = ? AND agent_id = ?')
-      .pluck(false)
-      .get(fusion.fusedId, agentId) as RawTopic | undefined;
-    if (!fused)
-      throw conflict(`undoDream: fused topic ${fusion.fusedId} was deleted since (with its members)`);
-    if (fused.name !== null)
-      throw conflict(
-        `undoDream: fused topic ${fusion.fusedId} was named '${fused.name}' since; undoing would lose the name`,
-      );
-    if (fused.depth !== 1 || fused.parent_id !== null)
-      throw conflict(
-        `undoDream: fused topic ${fusion.fusedId} was folded under ${fused.parent_id ?? '?'} since`,
-      );
-    const children = this.#engine
-      .statement('SELECT id FROM topics WHERE parent_id = ? ORDER BY id')
-      .pluck(true)
-      .all(fusion.fusedId) as string[];
-    const expected = [...fusion.members].sort();
-    if (children.length !== expected.length || children.some((child, i) => child !== expected[i])) {
-      throw conflict(
-        `undoDream: the topics under ${fusion.fusedId} changed since; cannot unfold them safely`,
-      );
-    }
-  }
-
-  #checkRefreshUndo(agentId: number, refresh: RefreshWrite): void {
-    const row = this.#engine
-      .statement(
-        'SELECT s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes WHERE id = ? AND agent_id = ?',
-      )
-      .pluck(false)
-      .get(refresh.nodeId, agentId) as
-      | {
-          s_origin: string | null;
-          s_brief: string | null;
-          s_summary: string | null;
-          s_detailed: string | null;
-          summaries_tier: number;
-        }
-      | undefined;
-    const same =
-      row !== undefined &&
-      row.s_origin === refresh.after.origin &&
-      row.s_brief === refresh.after.brief &&
-      row.s_summary === refresh.after.summary &&
-      row.s_detailed === refresh.after.detailed &&
-      row.summaries_tier === refresh.after.tier;
-    if (!same) throw conflict(`undoDream: the summaries of radial node ${refresh.nodeId} changed since`);
-  }
-
-  #unfuse(fusion: NonNullable<UndoBlob['fusions']>[number]): number {
-    this.#engine
-      .statement('UPDATE topics SET depth = 1, parent_id = NULL WHERE id IN (SELECT value FROM json_each(?))')
-      .run(JSON.stringify(fusion.members));
-    const records = this.#engine
-      .statement('SELECT id FROM archive WHERE topic_id = ?')
-      .pluck(true)
-      .all(fusion.fusedId) as number[];
-    for (const record of records) this.#index.remove('archive', String(record));
-    this.#index.remove('topic', fusion.fusedId);
-    this.#engine.statement('DELETE FROM archive WHERE topic_id = ?').run(fusion.fusedId);
-    this.#engine.statement('DELETE FROM plan_nodes WHERE topic_id = ?').run(fusion.fusedId);
-    this.#engine.statement('DELETE FROM topics WHERE id = ?').run(fusion.fusedId);
-    return fusion.members.length;
-  }
-
-  // Only Dream writes the engram and later passes were undone first, so the recorded before-state
-  // is what to put back; rows of scenes deleted since stay gone.
-  #restoreEngram(agentId: number, engram: NonNullable<UndoBlob['engram']>): number {
-    const existing = this.#engram.existingScenes(agentId, [
-      ...new Set([...engram.nodes.map((n) => n.sceneId), ...engram.edges.flatMap((e) => [e.a, e.b])]),
-    ]);
-    const upsertNodes = engram.nodes.flatMap((n) => (n.before && existing.has(n.sceneId) ? [n.before] : []));
-    const upsertEdges = engram.edges.flatMap((e) =>
-      e.before && existing.has(e.a) && existing.has(e.b) ? [e.before] : [],
-    );
-    this.#engram.write(agentId, {
-      deleteNodes: engram.nodes.map((n) => n.sceneId),
-      deleteEdges: engram.edges.map((e) => ({ a: e.a, b: e.b })),
-      upsertNodes,
-      upsertEdges,
-    });
-    return engram.nodes.length + engram.edges.length;
+        .run(profileKey(agentId), estimate.distilled);
   }
 }

@@ -62,7 +62,7 @@ export class Store implements StoreSeam {
       recall: new RecallRepo(engine),
       reindex: new ReindexRepo(engine),
       engram,
-      dream: new DreamRepo(engine, index, conversation, engram),
+      dream: new DreamRepo(engine, index, conversation),
     };
   }
 

@@ -10,14 +10,12 @@ import { HedgehopError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { ProfileDistillation } from '../../llm/types.js';
 import type {
-  DreamApplyResult,
   DreamRunStatus,
-  EngramWrite,
   FusionWrite,
   ProfileEstimateRow,
-  ProfileWrite,
   RefreshWrite,
 } from '../../store/dream-repo.js';
+import { applyPass, type DreamApplyResult, type EngramWrite, type ProfileWrite } from './dream-apply.js';
 import type { StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { cleanKeywords } from '../../llm/keyword-extraction.js';
@@ -339,7 +337,8 @@ async function apply(pass: Pass): Promise<DreamReport> {
   let report: DreamReport | undefined;
   try {
     await context.store.write('dream', async (tx) =>
-      tx.dream.apply(
+      applyPass(
+        tx,
         {
           runId: pass.id,
           agentId: context.agentId,

@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { DreamRunRow } from '../../store/dream-repo.js';
 import type { MemoryContext } from '../context.js';
 import { runDreamPass, type PassLease } from './dream-pass.js';
+import { checkUndo, undoPass } from './dream-apply.js';
 import type { DreamReport, UndoDreamReport } from '../../core/model/dream.js';
 import { DREAM_CALL_TIMEOUT_MS, messageOf } from './stage-summarizer.js';
 
@@ -117,13 +118,13 @@ export class DreamScheduler {
     this.#assertRunning('undoDream');
     // Refusals come before the lease is taken, so a refused undo leaves the file untouched.
     const agentId = this.#context.agentId;
-    await this.#context.store.read('undoDream', (tx) => tx.dream.checkUndo(agentId, id));
+    await this.#context.store.read('undoDream', (tx) => checkUndo(tx, agentId, id));
     await this.#acquireOrThrow('undoDream');
     try {
       const lease = { name: this.leaseName, owner: this.#owner, now: this.#wall.now() };
       const now = this.#context.clock.now();
       const result = await this.#context.store.write('undoDream', (tx) =>
-        tx.dream.undo(agentId, id, now, lease),
+        undoPass(tx, agentId, id, now, lease),
       );
       return { id, ...result };
     } finally {
