@@ -3,51 +3,17 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { HedgehopError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
-import { nodeIndexTexts } from '../memory/radial/radial-service.js';
-import type { FileChange } from '../core/model/radial.js';
 import {
   exportDump as exportStoreDump,
   importDump as importStoreDump,
   type DumpHeader,
   type DumpImportReport,
   type DumpProgress,
-  type RadialIndexSource,
 } from '../store/dump-repo.js';
 import { Store } from '../store/store.js';
 import type { MemoryDB } from './memory-db.js';
 
 export type { DumpHeader, DumpImportReport, DumpProgress } from '../store/dump-repo.js';
-
-function parseList<T>(json: string): T[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? (value as T[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** A radial index row's text, composed exactly as the radial layer composes it when committing. */
-function radialIndexText(node: RadialIndexSource, part: string): string {
-  const { origin, brief, summary, detailed } = node.summaries;
-  const summaries = {
-    ...(origin === null ? {} : { origin }),
-    ...(brief === null ? {} : { brief }),
-    ...(summary === null ? {} : { summary }),
-    ...(detailed === null ? {} : { detailed }),
-  };
-  const texts = nodeIndexTexts(
-    {
-      taskLabel: node.taskLabel,
-      conversationSummary: node.conversationSummary,
-      fileChanges: parseList<FileChange>(node.fileChanges),
-      todos: parseList<string>(node.todos),
-      fullContext: node.fullContext,
-    },
-    summaries,
-  );
-  return texts.find((text) => text.part === part)?.text ?? '';
-}
 
 /**
  * Writes the whole file as hedgehop's JSONL dump, one line per `write` call, from one
@@ -111,7 +77,7 @@ export async function importDump(
   });
   try {
     return await store.exclusive('importDump', () =>
-      importStoreDump(store.engine, lines, { radialIndexText, onProgress: settings.onProgress }),
+      importStoreDump(store.engine, lines, { onProgress: settings.onProgress }),
     );
   } finally {
     await store.close();

@@ -1,5 +1,5 @@
 import { HedgehopError } from '../core/errors.js';
-import { archiveIndexText, toArchive, type RawArchive, type RawTopic } from './conversation-rows.js';
+import { toArchive, type RawArchive, type RawTopic } from './conversation-rows.js';
 import {
   type ArchiveKind,
   type ArchiveRecord,
@@ -10,6 +10,7 @@ import {
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { requireOpenTurn } from './open-turn.js';
+import { archiveIndexText } from '../core/index-text.js';
 
 /** One validated archive record to write into a turn. */
 export interface ArchiveWrite {

@@ -133,26 +133,3 @@ export const toPlanNode = (row: RawPlanNode): PlanNodeRow => ({
   finishedAt: orUndefined(row.finished_at),
   updatedAt: row.updated_at,
 });
-
-/** The text the recall index holds for an archive record: who spoke (or what happened), then the content. */
-export function archiveIndexText(record: {
-  readonly kind: ArchiveKind;
-  readonly role: UtteranceRole | undefined;
-  readonly speaker: string | undefined;
-  readonly eventType: string | undefined;
-  readonly content: string;
-}): string {
-  const label = record.kind === 'event' ? record.eventType : (record.speaker ?? record.role);
-  return label ? `${label}: ${record.content}` : record.content;
-}
-
-/** The text the recall index holds for a topic: its name, keywords and outcome. */
-export function topicIndexText(topic: {
-  readonly name: string | undefined;
-  readonly keywords: readonly string[];
-  readonly outcome: string | undefined;
-}): string {
-  return [topic.name ?? '', topic.keywords.join(', '), topic.outcome ?? '']
-    .filter((part) => part.length > 0)
-    .join(' — ');
-}

@@ -1,8 +1,9 @@
 import type { ArchiveRepo } from './archive-repo.js';
-import { parseStringList, topicIndexText, type RawTopic } from './conversation-rows.js';
+import { parseStringList, type RawTopic } from './conversation-rows.js';
 import type { ConversationRepo } from './conversation-repo.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
+import { topicIndexText } from '../core/index-text.js';
 
 /** Who started a pass. */
 export type DreamStartedBy = 'explicit' | 'background';

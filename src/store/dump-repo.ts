@@ -19,13 +19,19 @@ import * as sqliteVec from 'sqlite-vec';
 import { HedgehopError, invalidInput } from '../core/errors.js';
 import { echo } from '../core/echo.js';
 import { segmentCjk } from '../core/text.js';
-import { archiveIndexText, topicIndexText } from './conversation-rows.js';
 import { type ArchiveKind, type UtteranceRole } from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexLayer } from '../core/model/recall.js';
-import { knowledgeIndexText } from './knowledge-repo.js';
-import { profileIndexText } from './profile-repo.js';
 import { DUMP_FORMAT } from '../core/model/dump.js';
+import {
+  archiveIndexText,
+  knowledgeIndexText,
+  nodeIndexTexts,
+  profileIndexText,
+  topicIndexText,
+} from '../core/index-text.js';
+import { parseJsonOr } from '../core/json.js';
+import type { FileChange } from '../core/model/radial.js';
 
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
@@ -54,29 +60,6 @@ export interface DumpHeader {
   readonly schemaVersion: number;
   readonly tables: readonly DumpTable[];
 }
-
-/** The fields of a radial node that its index texts are made from. */
-export interface RadialIndexSource {
-  readonly taskLabel: string;
-  readonly conversationSummary: string;
-  /** JSON text of the node's file changes, as stored. */
-  readonly fileChanges: string;
-  /** JSON text of the node's todos, as stored. */
-  readonly todos: string;
-  readonly fullContext: string;
-  readonly summaries: {
-    readonly origin: string | null;
-    readonly brief: string | null;
-    readonly summary: string | null;
-    readonly detailed: string | null;
-  };
-}
-
-/**
- * The text of one radial index row (`part` is `label`, `conversation`, `summary` or `full`).
- * The radial layer composes some of these texts above `store/`, so the caller provides it.
- */
-export type RadialIndexText = (node: RadialIndexSource, part: string) => string;
 
 /** Progress of an export or import, in rows. */
 export type DumpProgress = (done: number, total: number) => void;
@@ -418,7 +401,7 @@ interface IndexDocRow {
 }
 
 /** The text a recall-index row holds, read from the verbatim tables (undefined: record gone). */
-function indexText(engine: Engine, doc: IndexDocRow, radialText: RadialIndexText): string | undefined {
+function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
   switch (doc.layer) {
     case 'archive': {
       const row = engine
@@ -464,7 +447,6 @@ function indexText(engine: Engine, doc: IndexDocRow, radialText: RadialIndexText
         content: row.content,
         keywords: JSON.parse(row.keywords) as string[],
         observations: JSON.parse(row.observations) as string[],
-        sourceRef: undefined,
       });
     }
     case 'profile': {
@@ -493,22 +475,22 @@ function indexText(engine: Engine, doc: IndexDocRow, radialText: RadialIndexText
         )
         .get(doc.ref) as Record<string, string | null> | undefined;
       if (!row) return undefined;
-      return radialText(
+      const summaries: { [level: string]: string } = {};
+      for (const level of ['origin', 'brief', 'summary', 'detailed'] as const) {
+        const text = row[`s_${level}`];
+        if (typeof text === 'string') summaries[level] = text;
+      }
+      const texts = nodeIndexTexts(
         {
           taskLabel: row.task_label as string,
           conversationSummary: row.conversation_summary as string,
-          fileChanges: row.file_changes as string,
-          todos: row.todos as string,
+          fileChanges: parseJsonOr<FileChange[]>(row.file_changes as string, []),
+          todos: parseJsonOr<string[]>(row.todos as string, []),
           fullContext: row.full_context as string,
-          summaries: {
-            origin: row.s_origin ?? null,
-            brief: row.s_brief ?? null,
-            summary: row.s_summary ?? null,
-            detailed: row.s_detailed ?? null,
-          },
         },
-        doc.part,
+        summaries,
       );
+      return texts.find((text) => text.part === doc.part)?.text ?? '';
     }
     default:
       return undefined;
@@ -531,13 +513,13 @@ function assertReferencesHold(engine: Engine): void {
 }
 
 /** Rebuilds the FTS5 text of every `search_docs` row. Must run inside a write. */
-function rebuildIndexText(engine: Engine, radialText: RadialIndexText): number {
+function rebuildIndexText(engine: Engine): number {
   engine.statement("INSERT INTO search_fts(search_fts) VALUES ('delete-all')").run();
   const docs = engine
     .statement('SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid')
     .all() as IndexDocRow[];
   const insert = engine.statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)');
-  for (const doc of docs) insert.run(doc.rowid, segmentCjk(indexText(engine, doc, radialText) ?? ''));
+  for (const doc of docs) insert.run(doc.rowid, segmentCjk(indexText(engine, doc) ?? ''));
   return docs.length;
 }
 
@@ -549,7 +531,7 @@ function rebuildIndexText(engine: Engine, radialText: RadialIndexText): number {
 export function importDump(
   engine: Engine,
   lines: Iterable<string>,
-  options: { readonly radialIndexText: RadialIndexText; readonly onProgress?: DumpProgress | undefined },
+  options: { readonly onProgress?: DumpProgress | undefined },
 ): DumpImportReport {
   return engine.write('importDump', () => {
     engine.exec('importDump', 'PRAGMA defer_foreign_keys = ON');
@@ -593,7 +575,7 @@ export function importDump(
       }
     }
     assertReferencesHold(engine);
-    const indexRows = rebuildIndexText(engine, options.radialIndexText);
+    const indexRows = rebuildIndexText(engine);
     options.onProgress?.(done, total);
     return { schemaVersion: header.schemaVersion, tables: header.tables.length, rows: done, indexRows };
   });

@@ -14,6 +14,7 @@ import type {
 } from '../core/model/knowledge.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
+import { knowledgeIndexText } from '../core/index-text.js';
 
 /** The stored fields of a node that an import may change. */
 export interface KnowledgeNodeFields {
@@ -157,16 +158,6 @@ const toEdge = (row: RawEdge): KnowledgeEdge => ({
   members: JSON.parse(row.members) as string[],
   createdAt: row.created_at,
 });
-
-/**
- * The text a knowledge node is found by in the recall index: everything a person might
- * search it for, one field per line.
- */
-export function knowledgeIndexText(title: string, fields: KnowledgeNodeFields): string {
-  return [title, fields.type, fields.keywords.join(', '), fields.content, ...fields.observations]
-    .filter((part) => part.length > 0)
-    .join('\n');
-}
 
 function sourceRefJson(ref: KnowledgeSourceRef | undefined): string | null {
   if (ref === undefined) return null;

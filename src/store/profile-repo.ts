@@ -1,6 +1,7 @@
 import type { Profile } from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
+import { profileIndexText } from '../core/index-text.js';
 
 /**
  * A change to the host-owned profile fields. A field left out keeps its stored value; a
@@ -84,16 +85,6 @@ function sortedRecord(record: Readonly<Record<string, string>>): Record<string, 
   const out: Record<string, string> = {};
   for (const key of Object.keys(record).sort()) out[key] = record[key] as string;
   return out;
-}
-
-/** The profile's text in the recall index. */
-export function profileIndexText(profile: Profile): string {
-  const preferences = Object.entries(profile.preferences)
-    .map(([key, value]) => `${key}: ${value}`)
-    .join('; ');
-  return [profile.name, profile.role, profile.personality, preferences]
-    .filter((s) => s.length > 0)
-    .join('. ');
 }
 
 /** Profiles (one per agent) and their row in the recall index. */

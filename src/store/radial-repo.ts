@@ -1,6 +1,7 @@
 import { HedgehopError } from '../core/errors.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
+import type { NodeIndexText } from '../core/index-text.js';
 
 /** A line as stored, with its node count (`next_seq - 1`: nodes are never deleted). */
 export interface LineRecord {
@@ -77,12 +78,6 @@ export interface NewNode {
   readonly extra: string;
   readonly fullContext: string;
   readonly fullBytes: number;
-}
-
-/** One recall-index text of a node (`label`, `conversation`, `summary` or `full`). */
-export interface NodeIndexText {
-  readonly part: string;
-  readonly text: string;
 }
 
 /** What the builder of a new node sees of its line, inside the write transaction. */

@@ -1,13 +1,6 @@
 import { HedgehopError, invalidInput, notFound } from '../core/errors.js';
 import type { ArchiveRepo, ArchiveWrite } from './archive-repo.js';
-import {
-  parseStringList,
-  toScene,
-  toTopic,
-  topicIndexText,
-  type RawScene,
-  type RawTopic,
-} from './conversation-rows.js';
+import { parseStringList, toScene, toTopic, type RawScene, type RawTopic } from './conversation-rows.js';
 import {
   type Scene,
   type Topic,
@@ -19,6 +12,7 @@ import {
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { noOpenTurn, readOpenTurn } from './open-turn.js';
+import { topicIndexText } from '../core/index-text.js';
 
 /** What `search` asks for; validated by the caller. */
 export interface OpenTurnRequest {

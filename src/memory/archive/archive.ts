@@ -12,9 +12,9 @@ import {
   archiveInputSchema,
   archiveQuerySchema,
 } from '../../core/model/conversation.js';
-import { archiveIndexText } from '../../store/conversation-rows.js';
 import type { MemoryContext } from '../context.js';
 import { subtreeSeqs } from '../plan/plan-tree.js';
+import { archiveIndexText } from '../../core/index-text.js';
 
 const manySchema = z
   .array(archiveInputSchema)

@@ -10,12 +10,13 @@
  * it again gives the same bytes.
  */
 import { HedgehopError } from '../../core/errors.js';
-import type { ImportBatch, NewNode, NodeIndexText, NodeRecord } from '../../store/radial-repo.js';
+import type { ImportBatch, NewNode, NodeRecord } from '../../store/radial-repo.js';
 import { fromPlain, parsePyJson, printPyJson, toPlain, type PyValue } from './py-json.js';
-import { DEFAULT_PROJECT_NAME, nodeIndexTexts, toNode, type RadialService } from './radial-service.js';
+import { DEFAULT_PROJECT_NAME, toNode, type RadialService } from './radial-service.js';
 import { derivedHistory } from './session-view.js';
 import { SummaryTier, type PartialSummaries } from './summaries.js';
 import type { FileChange } from '../../core/model/radial.js';
+import { type NodeIndexText, nodeIndexTexts } from '../../core/index-text.js';
 
 /** What an import did. */
 export interface HedgehogImportReport {

@@ -1,7 +1,7 @@
 import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import { searchIndex } from '../../recall/search.js';
-import type { LineOverview, NodeIndexText, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
+import type { LineOverview, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
 import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
@@ -12,7 +12,6 @@ import { nodeTextAt } from './session-view.js';
 import { verificationCandidates, verifiesByMeaning } from './verification-candidates.js';
 import {
   computeSummaries,
-  fileLines,
   resolveSummaries,
   storedSummaries,
   suppliedSummaries,
@@ -29,6 +28,7 @@ import type {
   TaskRecord,
 } from '../../core/model/radial.js';
 import { parseJsonOr } from '../../core/json.js';
+import { nodeIndexTexts, summaryIndexText } from '../../core/index-text.js';
 
 /** Most keywords of the current scene the origin considers (it then cuts them to its budget). */
 const SCENE_KEYWORDS = 40;
@@ -682,36 +682,4 @@ function toColumns(summaries: PartialSummaries): SummaryColumns {
     summary: summaries.summary ?? null,
     detailed: summaries.detailed ?? null,
   };
-}
-
-/** The `summary` index text: what the recall index resolves that part to (the most detailed level). */
-function summaryIndexText(summaries: PartialSummaries): string | undefined {
-  return summaries.detailed ?? summaries.summary ?? summaries.brief ?? summaries.origin;
-}
-
-/**
- * The recall-index texts of a node: its label, its conversation summary with files and todos,
- * its summary and its verbatim full context. `summaries` is given only for summaries that may
- * hold words of their own (a model's or the caller's): the offline summariser's are extracts of
- * text already indexed, and indexing them again would only cost commit time.
- */
-export function nodeIndexTexts(
-  task: Omit<TaskRecord, 'lineId' | 'envSnapshot' | 'summaries'>,
-  summaries: PartialSummaries | undefined,
-): NodeIndexText[] {
-  const conversation = [
-    task.conversationSummary,
-    ...fileLines(task.fileChanges),
-    ...(task.todos.length > 0 ? [`TODOs: ${task.todos.join('; ')}`] : []),
-  ]
-    .filter((part) => part.trim().length > 0)
-    .join('\n');
-  const out: NodeIndexText[] = [
-    { part: 'label', text: task.taskLabel },
-    { part: 'conversation', text: conversation },
-  ];
-  const summary = summaries && summaryIndexText(summaries);
-  if (summary !== undefined) out.push({ part: 'summary', text: summary });
-  out.push({ part: 'full', text: task.fullContext });
-  return out;
 }

@@ -1,8 +1,9 @@
 import { oneLine } from '../../core/text.js';
 import { levelAtDistance, levelName, SUMMARY_LEVELS, type DetailLevel } from '../../core/model/levels.js';
-import { fileLines, withoutLeadingLabel } from './summaries.js';
+import { withoutLeadingLabel } from './summaries.js';
 import { formatDate, formatTime } from './origin-view.js';
 import type { RadialLine, RadialNode } from '../../core/model/radial.js';
+import { fileLines } from '../../core/index-text.js';
 
 /** What a session's context text is made of. */
 export interface SessionViewInput {

@@ -3,6 +3,7 @@ import { summarizesTasks } from '../../llm/offline-summarizer.js';
 import type { Summarizer } from '../../llm/types.js';
 import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
 import type { FileChange, LevelSummaries } from '../../core/model/radial.js';
+import { fileLines } from '../../core/index-text.js';
 
 /** The parts of a task that summaries are made from. */
 export interface TaskText {
@@ -73,17 +74,6 @@ function tailOf(text: string, max: number): string {
   if (line >= 0 && line < raw.length / 2) return raw.slice(line + 1).trim();
   const space = raw.search(/\s/u);
   return (space >= 0 && space < raw.length / 2 ? raw.slice(space + 1) : raw).trim();
-}
-/** Files listed in the summary source (the rest are counted). */
-const SOURCE_FILES_MAX = 40;
-
-/** Lines describing the files a task touched, as summaries and views show them. */
-export function fileLines(files: readonly FileChange[], max = SOURCE_FILES_MAX): string[] {
-  const lines = files
-    .slice(0, max)
-    .map((f) => `[${f.changeType}] ${f.path}${f.diffSummary.length > 0 ? `: ${f.diffSummary}` : ''}`);
-  if (files.length > max) lines.push(`… and ${files.length - max} more files`);
-  return lines;
 }
 
 /**

@@ -1,8 +1,5 @@
-import { archiveIndexText, topicIndexText } from '../../store/conversation-rows.js';
 import type { IndexDoc } from '../../store/index-repo.js';
 import type { IndexLayer } from '../../core/model/recall.js';
-import { knowledgeIndexText } from '../../store/knowledge-repo.js';
-import { profileIndexText } from '../../store/profile-repo.js';
 import type {
   VerbatimArchive,
   VerbatimKnowledge,
@@ -10,10 +7,16 @@ import type {
   VerbatimTopic,
 } from '../../store/reindex-repo.js';
 import type { ReindexRepository, StoreSeam } from '../../store/seam.js';
-import { nodeIndexTexts } from '../radial/radial-service.js';
 import { SummaryTier } from '../radial/summaries.js';
 import type { FileChange } from '../../core/model/radial.js';
 import { parseJsonOr } from '../../core/json.js';
+import {
+  archiveIndexText,
+  knowledgeIndexText,
+  nodeIndexTexts,
+  profileIndexText,
+  topicIndexText,
+} from '../../core/index-text.js';
 
 /** Progress of a rebuild: rows written so far out of the records to index. */
 export interface ReindexProgress {
@@ -213,7 +216,6 @@ function knowledgeDocs(r: VerbatimKnowledge): IndexDoc[] {
     content: r.content,
     keywords: r.keywords,
     observations: r.observations,
-    sourceRef: undefined,
   });
   return [{ layer: 'knowledge', ref: r.id, agentId: null, createdAt: r.createdAt, text }];
 }
