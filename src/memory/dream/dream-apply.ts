@@ -1,4 +1,5 @@
 import { HedgehopError } from '../../core/errors.js';
+import type { UndoDreamReport } from '../../core/model/dream.js';
 import type {
   DreamRunRow,
   DreamRunStatus,
@@ -57,16 +58,8 @@ export interface DreamApplyResult {
   readonly pruned: { readonly archiveRecords: number; readonly planNodes: number } | undefined;
 }
 
-/** What an undo put back. */
-export interface DreamUndoResult {
-  readonly topicsUnfused: number;
-  readonly fusedTopicsRemoved: number;
-  readonly radialNodesRestored: number;
-  readonly engramRowsRestored: number;
-  readonly profileRestored: boolean;
-  /** Records retention deleted in that pass: never restored. */
-  readonly prunedNotRestored: { readonly archiveRecords: number; readonly planNodes: number };
-}
+/** What an undo put back (the public report without the pass's id). */
+export type DreamUndoResult = Omit<UndoDreamReport, 'id'>;
 
 /** The `undo` JSON of a run: exactly what its apply changed, with the state before. */
 interface UndoRecord {
