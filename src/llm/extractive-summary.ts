@@ -70,6 +70,8 @@ interface Candidate {
   readonly lineStart: boolean;
   /** States an outcome, decision or root cause. */
   readonly outcome: boolean;
+  /** Says why: a cause found or a choice made ({@link WHY_RE}, or a list item a later sentence picks). */
+  readonly why: boolean;
 }
 
 interface Analysis {
@@ -88,7 +90,16 @@ const LABELLED_RE =
 const OUTCOME_LEAD_RE =
   /^(?:\W*)(?:root[ -]?cause|the (?:real )?(?:cause|culprit|problem|issue|fix|bug)|fix(?:ed)?|resolved|solution|decision|decided|outcome|result|done|summary|conclusion|mitigation|impact|verdict|tl;?dr|in short|found it|shipped|merged|released)\b/iu;
 const OUTCOME_RE =
-  /\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
+  /\b(?:root cause|caused by|because|due to|turned out|going with|(?:stay|stick)(?:ing|s)? (?:on|with)|not (?:moving|switching) to|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
+// Sentences that say why: a cause found or a choice made (what a reader of the brief needs first;
+// "now passes" and "is out" say what came of it).
+const WHY_RE =
+  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*)\b/iu;
+// A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
+const PICKS_ITEM_RE =
+  /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
+const LIST_NUMBER_RE = /^\(?(\d{1,3})[.)]\s/u;
+
 const NARRATION_RE =
   /^(?:let me|let's|i'll|i will|i'm going to|i am going to|now let me|next,? i|first,? i|looking at|checking|let us|ok(?:ay)?\b|sure\b|thanks|thank you|great\b|good\b|got it|hmm|alright|can you|could you|please)/iu;
 
@@ -103,6 +114,8 @@ const END_WEIGHT = 0.7;
 const LABEL_BOOST = 2.5;
 const SUMMARY_BOOST = 1.3;
 const REDUNDANCY = 0.35;
+/** A cause or choice leads a one-line level when worth this share of the best extract. */
+const WHY_SHARE = 0.5;
 /** Sentences longer than this also offer their openings up to a clause end (for small budgets). */
 const CLAUSE_FROM = 100;
 /** Shortest such opening, in UTF-16 units. */
@@ -133,15 +146,19 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     partial: boolean;
     base: number;
     outcome: boolean;
+    why: boolean;
     u: TextUnit;
     text?: string;
   }[] = [];
+  const picked = pickedItems(pool);
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
   for (const [group, unit] of pool.entries()) {
     const index = unitIndex.get(unit) ?? 0;
-    const outcome = OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
-    const base = unitFactor(unit, length, lastBlock);
+    const chosenItem = picked.has(unit);
+    const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
+    const why = chosenItem || WHY_RE.test(unit.text);
+    const base = unitFactor(unit, length, lastBlock) * (chosenItem ? CUE_LABELLED / CUE : 1);
     raw.push({
       unit: index,
       start: unit.start,
@@ -150,6 +167,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       partial: false,
       base,
       outcome,
+      why,
       u: unit,
     });
     const short = withoutAsides(unit.text);
@@ -162,6 +180,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         partial: false,
         base: base * ASIDE,
         outcome,
+        why,
         u: unit,
         text: short,
       });
@@ -177,6 +196,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
           partial: true,
           base: base * PREFIX,
           outcome,
+          why,
           u: unit,
         });
       }
@@ -220,6 +240,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       block: r.u.block,
       lineStart: r.u.lineStart,
       outcome: r.outcome,
+      why: r.why,
     };
   });
   const worth = new Map(candidates.map((c) => [c, value(c, weights)]));
@@ -313,6 +334,28 @@ function flatSize(text: string): number {
   return size;
 }
 
+/**
+ * List items that a later sentence picks ("Options: 1. … 2. … Going with 2."): the nearest
+ * item before that sentence with the picked number. The pick itself says little; the item says
+ * what was chosen.
+ */
+function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
+  const out = new Set<TextUnit>();
+  for (const [i, unit] of pool.entries()) {
+    const pick = PICKS_ITEM_RE.exec(unit.text);
+    if (!pick) continue;
+    for (let j = i - 1; j >= 0 && j >= i - 40; j--) {
+      const item = pool[j] as TextUnit;
+      const number = LIST_NUMBER_RE.exec(item.text);
+      if (number && number[1] === pick[1]) {
+        out.add(item);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 function cueOf(body: string, outcome: boolean): number {
   if (LABELLED_RE.test(body)) return CUE_LABELLED;
   if (!outcome) return 1;
@@ -372,12 +415,14 @@ function choose(
   room: number,
   separator: number,
   floor = FLOOR,
-): { chosen: Candidate[]; top: number } {
+  whyFirst = false,
+): { chosen: Candidate[]; top: number; lead: number } {
   const decay = new Map<string, number>();
   const chosen: Candidate[] = [];
   const groups = new Set<number>();
   let used = 0;
   let top = 0;
+  let lead = 0;
   const queue: { candidate: Candidate; worth: number }[] = [];
   for (const candidate of analysis.ranked) {
     if (candidate.size > 0 && candidate.size <= room)
@@ -386,9 +431,17 @@ function choose(
   }
   const fits = (c: Candidate): boolean =>
     !groups.has(c.group) && used + c.size + (chosen.length > 0 ? separator : 0) + (c.partial ? 1 : 0) <= room;
+  // A short level says why first: the best sentence that states a cause or a choice, when it is
+  // worth a fair share of the best one.
+  let seed = whyFirst ? queue.findIndex((e) => e.candidate.why) : -1;
+  if (seed >= 0 && (queue[seed]?.worth ?? 0) < (queue[0]?.worth ?? 0) * WHY_SHARE) seed = -1;
   for (;;) {
     let pick: { candidate: Candidate; worth: number } | undefined;
-    for (;;) {
+    if (seed >= 0) {
+      pick = queue.splice(seed, 1)[0];
+      seed = -1;
+    }
+    for (; pick === undefined; ) {
       const i = queue.findIndex((entry) => fits(entry.candidate));
       if (i < 0) break;
       const entry = queue[i] as { candidate: Candidate; worth: number };
@@ -406,13 +459,14 @@ function choose(
     }
     if (!pick || pick.worth <= 0 || pick.worth < top * floor) break;
     const { candidate } = pick;
+    if (chosen.length === 0) lead = pick.worth;
     top = Math.max(top, pick.worth);
     used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
     chosen.push(candidate);
     groups.add(candidate.group);
     for (const term of candidate.terms) decay.set(term, (decay.get(term) ?? 1) * REDUNDANCY);
   }
-  return { chosen: chosen.sort((a, b) => a.start - b.start), top };
+  return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
 }
 
 const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
@@ -422,13 +476,17 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   let out = '';
   let previous: Candidate | undefined;
   for (const candidate of chosen) {
-    const body = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
+    const adjacent =
+      previous !== undefined &&
+      candidate.unit === previous.unit + 1 &&
+      candidate.block === previous.block &&
+      !previous.partial &&
+      candidate.opens;
+    const text = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
+    // A list item away from its list loses its marker ("2." opening a level reads as if item 1
+    // were missing); a run of items keeps theirs, and so does a bullet on its own line.
+    const body = adjacent ? text : withoutListMarker(text, oneLineMode);
     if (previous) {
-      const adjacent =
-        candidate.unit === previous.unit + 1 &&
-        candidate.block === previous.block &&
-        !previous.partial &&
-        candidate.opens;
       if (oneLineMode) out += adjacent ? ' ' : ' … ';
       else if (adjacent)
         out += candidate.paragraph === previous.paragraph && !candidate.lineStart ? ' ' : '\n';
@@ -439,6 +497,17 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   }
   if (previous && !CLOSED_RE.test(out)) out += '…';
   return out;
+}
+
+const NUMBER_MARKER_RE = /^(?:\(?\d{1,3}[.)]|\(\p{L}\)|\p{L}\))\s+(?=\S)/u;
+const BULLET_MARKER_RE = /^[-*•]\s+(?=\S)/u;
+
+/** `text` without a leading list number (and, on one line, without a bullet). */
+function withoutListMarker(text: string, oneLineMode: boolean): string {
+  const number = NUMBER_MARKER_RE.exec(text);
+  if (number) return text.slice(number[0].length);
+  const bullet = oneLineMode ? BULLET_MARKER_RE.exec(text) : null;
+  return bullet ? text.slice(bullet[0].length) : text;
 }
 
 /** How many code points the separators between `count` extracts may take at most. */
@@ -506,7 +575,7 @@ export function taskLevels(task: TaskSource, caps: LevelCaps): Record<SummaryLev
   const summary = task.summary.trim();
   const analysis = analyse(task.context, termSet(label), termSet(summary));
   const origin = originLevel(label, summary, analysis, caps.origin);
-  const brief = leveled(label, summary, [], analysis, caps.brief, true);
+  const brief = briefLevel(label, summary, analysis, caps.brief);
   const files = task.files.map((f) => f.trim()).filter((f) => f.length > 0);
   const todos = task.todos.map((t) => oneLine(t)).filter((t) => t.length > 0);
   const middle = leveled(label, summary, [], analysis, caps.summary, false);
@@ -553,22 +622,32 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
       codePointLength(first) <= room ? first : codePointLength(cut) * 2 >= codePointLength(first) ? cut : '';
   } else {
     const outcomes = analysis.candidates
-      .filter((c) => c.outcome && c.size <= room - (c.partial ? 1 : 0))
+      .filter(
+        (c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room,
+      )
       .sort((a, b) => value(b, analysis.weights) - value(a, analysis.weights));
     const best = outcomes[0];
     if (best) gist = `${oneLine(best.text)}${best.partial || !CLOSED_RE.test(best.text) ? '…' : ''}`;
     else {
       const cut = bestOf(analysis);
-      if (cut?.outcome) gist = cutGist(oneLine(cut.text), room);
+      if (cut?.outcome && says(cut)) gist = cutGist(oneLine(cut.text), room);
     }
   }
   return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
 }
 
+/** Content words a gist needs ("Found it." or "Done, thanks." say nothing on their own). */
+const GIST_TERMS = 3;
+
+/** True when an extract has enough content words to stand for its task. */
+function says(candidate: Candidate): boolean {
+  return candidate.terms.length >= GIST_TERMS;
+}
+
 /** A sentence cut at a word with `…`, or nothing when too little of it would be left. */
 function cutGist(sentence: string, room: number): string {
   const cut = fitWords(sentence, room);
-  return codePointLength(cut) >= Math.min(24, room * 0.6) ? cut : '';
+  return codePointLength(cut) >= Math.min(24, room * 0.6) && termSet(cut).size >= GIST_TERMS ? cut : '';
 }
 
 /** Label, caller summary (verbatim, whole or its leading sentences), extra parts, then extracts. */
@@ -610,23 +689,106 @@ function leveled(
   return codePointLength(out) <= cap ? out : fitWords(out, cap);
 }
 
+/** A label longer than this gives way to its opening in the brief, so the outcome has the room. */
+const SHORT_LABEL = 48;
+/** How much better the best extract must be for the brief to leave the label out to fit it. */
+const LABEL_GIVES_WAY = 1.25;
+
+/**
+ * The brief: one line whose room goes to the outcome first. The best extracts are chosen with
+ * room for a short form of the label kept aside; then the label (whole when it still fits,
+ * else its opening) leads, unless the extracts already hold every content word of it (every
+ * view shows the label beside the brief); the caller's leading summary sentences follow when
+ * they fit the room that is left.
+ */
+function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
+  const separator = codePointLength(LABEL_SEPARATOR);
+  const short = shortLabel(label);
+  const reserve = short.length > 0 ? codePointLength(short) + separator : 0;
+  const withLabel = cap - reserve > 12 ? weighedBody(analysis, cap - reserve, true) : { text: '', worth: 0 };
+  // The label gives way when the room it takes would cost a clearly better extract.
+  const whole = weighedBody(analysis, cap, true);
+  const body = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole.text : withLabel.text;
+  if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
+  let left = cap - codePointLength(body);
+  const parts: string[] = [];
+  const bodyTerms = termSet(body);
+  if ([...termSet(label)].some((term) => !bodyTerms.has(term))) {
+    const head = codePointLength(label) + separator <= left ? label : short;
+    if (head.length > 0 && codePointLength(head) + separator <= left) {
+      parts.push(head);
+      left -= codePointLength(head) + separator;
+    }
+  }
+  if (summary.length > 0) {
+    const lead = wholeLeadingSentences(oneLine(summary), left - separator);
+    const leadTerms = termSet(lead);
+    // Only when it says something the extracts do not.
+    if (lead.length > 0 && [...leadTerms].some((term) => !bodyTerms.has(term))) parts.push(lead);
+  }
+  parts.push(body);
+  return parts.join(LABEL_SEPARATOR);
+}
+
+/** The label whole when short, else its opening up to a clause mark, else cut at a word. */
+function shortLabel(label: string): string {
+  if (codePointLength(label) <= SHORT_LABEL) return label;
+  const mark = /\s[(—–-]\s?|[:;,]\s/gu;
+  let opening = '';
+  for (let match = mark.exec(label); match; match = mark.exec(label)) {
+    const head = label.slice(0, match.index).trimEnd();
+    if (codePointLength(head) > SHORT_LABEL) break;
+    opening = head;
+  }
+  return codePointLength(opening) >= 16 ? opening : fitWords(label, SHORT_LABEL);
+}
+
+/** The leading whole sentences of `text` within `max` code points (nothing when the first does not fit). */
+function wholeLeadingSentences(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (codePointLength(text) <= max) return text;
+  let out = '';
+  for (const sentence of splitSentences(text)) {
+    const next = out.length > 0 ? `${out} ${sentence}` : sentence;
+    if (codePointLength(next) > max) break;
+    out = next;
+  }
+  return out;
+}
+
 /** Below this room an extract is never cut to fit. */
 const CUT_ROOM = 60;
 /** A cut of the best extract is taken when what fits whole is worth less than this share of it. */
 const CUT_WORTH = 0.6;
 
 function extractsBody(analysis: Analysis, room: number, oneLineMode: boolean): string {
+  return weighedBody(analysis, room, oneLineMode).text;
+}
+
+/** {@link extractsBody} with the worth of its best extract. */
+function weighedBody(
+  analysis: Analysis,
+  room: number,
+  oneLineMode: boolean,
+): { text: string; worth: number } {
   const floor = oneLineMode ? BRIEF_FLOOR : FLOOR;
-  const { chosen, top } = choose(analysis, room - 1, separatorCost(oneLineMode), floor);
+  const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
-  if (best && best.size > room - 1 && room >= CUT_ROOM && top < value(best, analysis.weights) * CUT_WORTH) {
+  const bestWorth = best ? value(best, analysis.weights) : 0;
+  if (best && best.size > room - 1 && room >= CUT_ROOM && top < bestWorth * CUT_WORTH) {
     // The shortest whole form of the best sentence (its asides left out), cut if it must be.
     const shortest = analysis.candidates
       .filter((c) => c.group === best.group && !c.partial)
       .reduce((a, b) => (b.size < a.size ? b : a), best);
-    return fitWords(oneLineMode ? oneLine(shortest.text) : shortest.text.trim(), room);
+    return {
+      text: fitWords(
+        withoutListMarker(oneLineMode ? oneLine(shortest.text) : shortest.text.trim(), oneLineMode),
+        room,
+      ),
+      worth: bestWorth * CUT_WORTH,
+    };
   }
-  return chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '';
+  return { text: chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '', worth: lead };
 }
 
 function bestOf(analysis: Analysis): Candidate | undefined {

@@ -155,8 +155,83 @@ describe('taskLevels: a transcript of our own', () => {
   it('puts the caller summary verbatim right after the label', () => {
     const summary = 'Export fixed; writer options changed.';
     const levels = taskLevels({ label: 'Fix export', summary, files: [], todos: [], context }, CAPS);
-    expect(levels.brief.startsWith(`Fix export — ${summary}`)).toBe(true);
+    // Every word of this label is in the outcome the brief gives, so the brief leaves it to the
+    // views (they all show the label beside it) and starts with the caller's summary.
+    expect(levels.brief.startsWith(`${summary} — Fixed: the writer truncates`)).toBe(true);
     expect(levels.summary.startsWith(`Fix export\n${summary}`)).toBe(true);
     expect(levels.origin).toBe(`Fix export — ${summary}`);
+  });
+
+  it('leads the brief with a label that adds words, shortened when it would crowd the outcome out', () => {
+    const short = taskLevels(
+      { label: 'Nightly lake export broke', summary: '', files: [], todos: [], context },
+      CAPS,
+    );
+    expect(short.brief.startsWith('Nightly lake export broke — Fixed: the writer truncates')).toBe(true);
+    const label =
+      'Lake export broke after the dependency bump (ArrowInvalid on the loaded-at column, 2024-03-08 run)';
+    const long = taskLevels({ label, summary: '', files: [], todos: [], context }, CAPS);
+    expect(long.brief.startsWith('Lake export broke after the dependency bump — Fixed:')).toBe(true);
+    expect([...long.brief].length).toBeLessThanOrEqual(CAPS.brief);
+  });
+});
+
+describe('taskLevels: what a brief says first', () => {
+  const task = (context: string, label = 'Checkout latency alerts'): Parameters<typeof taskLevels>[0] => ({
+    label,
+    summary: '',
+    files: [],
+    todos: [],
+    context,
+  });
+
+  it('says why (the cause found) before what came of it, even when the result sits at the end', () => {
+    const context = [
+      '[user]',
+      'Checkout p99 latency alerts fire every evening around 19:00. Can you find out why?',
+      '[tool:bash]',
+      '$ kubectl top pods -n checkout',
+      'checkout-api-7f9c   1430m   2011Mi',
+      '[assistant]',
+      'The evening spike lines up with the nightly report job. Root cause: the report job and checkout share one Postgres pool of 20 connections, so checkout requests queue behind the long report queries.',
+      'I moved the report job to its own pool of 5 connections on the read replica.',
+      '[tool:bash]',
+      '$ npm test',
+      'Tests  212 passed (212)',
+      '[assistant]',
+      "Checkout p99 latency stayed at 180 ms through tonight's report run, down from 2.4 s, and the latency alerts stayed quiet. All 212 tests pass and the change is deployed to production.",
+    ].join('\n');
+    const { brief } = taskLevels(task(context), CAPS);
+    expect(brief).toContain('Root cause: the report job and checkout share one Postgres pool');
+    expect(codePointLength(brief)).toBeLessThanOrEqual(CAPS.brief);
+  });
+
+  it('gives the room to the option a later sentence picks, shown without its list number', () => {
+    const context = [
+      '[assistant]',
+      'The image build takes 14 minutes because every layer is rebuilt on each push.',
+      'Options:',
+      '1. Bigger runners: faster, but the cost doubles and the layers are still rebuilt on every push.',
+      '2. Cache the dependency layers in the registry with BuildKit cache mounts, keyed by the lockfile hash.',
+      '3. Split the image into base and app images; more moving parts for the small team.',
+      '[user]',
+      'Going with 2.',
+      '[tool:bash]',
+      '$ docker buildx build --cache-from type=registry,ref=ci/cache .',
+      ' => CACHED [deps 3/4] RUN npm ci',
+      '[assistant]',
+      'Done; the next push built in 3 minutes 10 seconds.',
+    ].join('\n');
+    const levels = taskLevels(task(context, 'Slow image builds in CI'), CAPS);
+    for (const level of [levels.brief, levels.summary]) {
+      expect(level).toContain('Cache the dependency layers in the registry with BuildKit cache mounts');
+      expect(level).not.toMatch(/(?:^|— |\n)2\. Cache/u);
+    }
+  });
+
+  it('gives an origin gist only when the sentence says something', () => {
+    const context = ['[assistant]', 'Found it.', 'Done, thanks.'].join('\n');
+    const { origin } = taskLevels(task(context, 'Look at the disk alert'), CAPS);
+    expect(origin).toBe('Look at the disk alert');
   });
 });
