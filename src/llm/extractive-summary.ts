@@ -90,15 +90,16 @@ const LABELLED_RE =
 const OUTCOME_LEAD_RE =
   /^(?:\W*)(?:root[ -]?cause|the (?:real )?(?:cause|culprit|problem|issue|fix|bug)|fix(?:ed)?|resolved|solution|decision|decided|outcome|result|done|summary|conclusion|mitigation|impact|verdict|tl;?dr|in short|found it|shipped|merged|released)\b/iu;
 const OUTCOME_RE =
-  /\b(?:root cause|caused by|because|due to|turned out|going with|(?:stay|stick)(?:ing|s)? (?:on|with)|not (?:moving|switching) to|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
+  /\b(?:root cause|caused by|because|due to|turned out|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|going with|(?:stay|stick)(?:ing|s)? (?:on|with)|not (?:moving|switching) to|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
 // Sentences that say why: a cause found or a choice made (what a reader of the brief needs first;
 // "now passes" and "is out" say what came of it).
 const WHY_RE =
-  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*)\b/iu;
+  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was))\b/iu;
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
 const LIST_NUMBER_RE = /^\(?(\d{1,3})[.)]\s/u;
+const LIST_ITEM_START_RE = /^(?:\(?\d{1,3}[.)]|[-*•]|\(\p{L}\))\s/u;
 
 const NARRATION_RE =
   /^(?:let me|let's|i'll|i will|i'm going to|i am going to|now let me|next,? i|first,? i|looking at|checking|let us|ok(?:ay)?\b|sure\b|thanks|thank you|great\b|good\b|got it|hmm|alright|can you|could you|please)/iu;
@@ -335,13 +336,22 @@ function flatSize(text: string): number {
 }
 
 /**
- * List items that a later sentence picks ("Options: 1. … 2. … Going with 2."): the nearest
- * item before that sentence with the picked number. The pick itself says little; the item says
+ * List items that state a choice: the items of a list a decision introduces ("What we agreed:",
+ * "Decisions:"), and the one a later sentence picks ("Options: 1. … 2. … Going with 2."), the
+ * nearest item before it with the picked number. The pick itself says little; the item says
  * what was chosen.
  */
 function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
   const out = new Set<TextUnit>();
   for (const [i, unit] of pool.entries()) {
+    // "What we agreed:", "Decisions:" followed by a list: every item is a choice made.
+    if (/[:：]$/u.test(unit.text) && WHY_RE.test(unit.text)) {
+      for (let j = i + 1; j < pool.length; j++) {
+        const item = pool[j] as TextUnit;
+        if (item.block !== unit.block || !LIST_ITEM_START_RE.test(item.text)) break;
+        out.add(item);
+      }
+    }
     const pick = PICKS_ITEM_RE.exec(unit.text);
     if (!pick) continue;
     for (let j = i - 1; j >= 0 && j >= i - 40; j--) {
@@ -473,22 +483,34 @@ const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
 
 /** Joins extracts: adjacent ones by a space (or line break), others by `…`. */
 function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): string {
-  let out = '';
-  let previous: Candidate | undefined;
-  for (const candidate of chosen) {
-    const adjacent =
+  const adjacent = chosen.map((candidate, i) => {
+    const previous = chosen[i - 1];
+    return (
       previous !== undefined &&
       candidate.unit === previous.unit + 1 &&
       candidate.block === previous.block &&
       !previous.partial &&
-      candidate.opens;
+      candidate.opens
+    );
+  });
+  // A list item keeps its number only in a run of items that starts at the list's first one;
+  // elsewhere ("2." opening a level, as if item 1 were missing) the number goes.
+  const keepsNumber = chosen.map(() => false);
+  for (let i = 0; i < chosen.length; i++) {
+    if (adjacent[i]) continue;
+    let end = i;
+    while (end + 1 < chosen.length && adjacent[end + 1]) end++;
+    const first = LIST_NUMBER_RE.exec((chosen[i] as Candidate).text.trim());
+    if (end > i && first?.[1] === '1') for (let k = i; k <= end; k++) keepsNumber[k] = true;
+  }
+  let out = '';
+  let previous: Candidate | undefined;
+  for (const [i, candidate] of chosen.entries()) {
     const text = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
-    // A list item away from its list loses its marker ("2." opening a level reads as if item 1
-    // were missing); a run of items keeps theirs, and so does a bullet on its own line.
-    const body = adjacent ? text : withoutListMarker(text, oneLineMode);
+    const body = keepsNumber[i] ? text : withoutListMarker(text, oneLineMode && !adjacent[i]);
     if (previous) {
-      if (oneLineMode) out += adjacent ? ' ' : ' … ';
-      else if (adjacent)
+      if (oneLineMode) out += adjacent[i] ? ' ' : ' … ';
+      else if (adjacent[i])
         out += candidate.paragraph === previous.paragraph && !candidate.lineStart ? ' ' : '\n';
       else out += '\n…\n';
     }
@@ -622,9 +644,7 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
       codePointLength(first) <= room ? first : codePointLength(cut) * 2 >= codePointLength(first) ? cut : '';
   } else {
     const outcomes = analysis.candidates
-      .filter(
-        (c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room,
-      )
+      .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
       .sort((a, b) => value(b, analysis.weights) - value(a, analysis.weights));
     const best = outcomes[0];
     if (best) gist = `${oneLine(best.text)}${best.partial || !CLOSED_RE.test(best.text) ? '…' : ''}`;

@@ -229,6 +229,26 @@ describe('taskLevels: what a brief says first', () => {
     }
   });
 
+  it('reads the items of a list that a decision introduces as choices made', () => {
+    const context = [
+      '[user]',
+      'Time to cut the 3.0 release. What we agreed on Monday:',
+      '1. the Android build moves from the old NDK r21 to r26, because r21 cannot target API 34;',
+      '2. we stop publishing the armv7 APK, which is under 1% of installs and doubles the build time;',
+      '3. the changelog is generated from the merged pull requests.',
+      'Please build and upload everything.',
+      '[tool:bash]',
+      '$ ./gradlew assembleRelease',
+      'BUILD SUCCESSFUL in 6m 12s',
+      '[assistant]',
+      'Built and uploaded: the arm64 and x86_64 APKs are on the release page with their checksums, and the store listing shows 3.0.0.',
+      'The upload script needed its token refreshed, which I did with the CI secret, and the Play console accepted the bundle on the second try.',
+    ].join('\n');
+    const { brief, summary } = taskLevels(task(context, 'Release 3.0'), CAPS);
+    expect(brief).toContain('we stop publishing the armv7 APK');
+    expect(summary).toContain('2. we stop publishing the armv7 APK');
+  });
+
   it('gives an origin gist only when the sentence says something', () => {
     const context = ['[assistant]', 'Found it.', 'Done, thanks.'].join('\n');
     const { origin } = taskLevels(task(context, 'Look at the disk alert'), CAPS);

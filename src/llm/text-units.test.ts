@@ -122,6 +122,16 @@ describe('splitUnits', () => {
     expect(lineKind('+ added line', true)).toBe('diff');
     expect(lineKind('+ added line', false)).toBe('prose');
   });
+
+  it('reads a list item of words that ends with `;` as prose, a statement that does as code', () => {
+    expect(
+      lineKind('2. we stop shipping the 32-bit builds, since almost nobody downloads them;', false),
+    ).toBe('prose');
+    expect(lineKind('- the staging alerts go to their own channel from now on;', false)).toBe('prose');
+    expect(lineKind('let total = items.reduce((a, b) => a + b, 0);', false)).toBe('code');
+    expect(lineKind('return cache.get(key) ?? load(key);', false)).toBe('code');
+    expect(lineKind('import { join } from "node:path";', false)).toBe('code');
+  });
 });
 
 describe('clauseSpans', () => {

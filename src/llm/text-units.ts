@@ -57,11 +57,24 @@ export function lineKind(line: string, inDiff: boolean): UnitKind {
   if (JSON_RE.test(line)) return 'json';
   if (COMMAND_RE.test(line)) return 'command';
   if (TABLE_RE.test(line)) return 'table';
-  if (CODE_RE.test(line) || symbolHeavy(line)) return 'code';
+  if ((CODE_RE.test(line) && !wordy(line)) || symbolHeavy(line)) return 'code';
   return 'prose';
 }
 
 const WORDISH_RE = /[\p{L}\s]+/gu;
+const PLAIN_WORD_RE = /^["'(]?\p{L}[\p{Ll}'’-]*[,.;:)"']*$/u;
+
+/**
+ * A line of plain words that ends like code (`… the only target that keeps failing;` in a list
+ * of reasons): at least six words, three in five of its tokens plain words, and no `=`, `{`
+ * or `}`.
+ */
+function wordy(line: string): boolean {
+  if (/^(?:\/\/|\/\*|\*\/)|[={}]/u.test(line)) return false;
+  const tokens = line.split(/\s+/u);
+  const plain = tokens.filter((t) => PLAIN_WORD_RE.test(t)).length;
+  return plain >= 6 && plain >= tokens.length * 0.6;
+}
 
 /** Lines that are mostly punctuation and digits (data, code) rather than words. */
 function symbolHeavy(line: string): boolean {
