@@ -3,8 +3,12 @@
 const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]+/gu;
 
+const SURROGATE_RE = /[\u{10000}-\u{10ffff}\ud800-\udfff]/u;
+
 /** Number of Unicode code points (what "characters" means in our level budgets). */
 export function codePointLength(text: string): number {
+  // Most text has no surrogate pair: then its length is the count (a native scan, no loop).
+  if (!SURROGATE_RE.test(text)) return text.length;
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -72,6 +72,8 @@ interface Candidate {
   readonly outcome: boolean;
   /** Says why: a cause found or a choice made ({@link WHY_RE}, or a list item a later sentence picks). */
   readonly why: boolean;
+  /** Its worth before any other extract is chosen. */
+  readonly worth: number;
 }
 
 interface Analysis {
@@ -80,6 +82,10 @@ interface Analysis {
   /** The candidates by their worth before any is chosen, best first. */
   readonly ranked: readonly Candidate[];
   readonly weights: ReadonlyMap<string, number>;
+  /** The best whole sentence (not a clause opening), if any is worth anything. */
+  readonly best: Candidate | undefined;
+  /** The content terms of the hint (a task's label). */
+  readonly hintTerms: ReadonlySet<string>;
 }
 
 // Sentences that state what came of the work. The first group opens a sentence ("Root cause:",
@@ -98,6 +104,7 @@ const WHY_RE =
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
+const DIGIT_RE = /\d/u;
 const LIST_NUMBER_RE = /^\(?(\d{1,3})[.)]\s/u;
 const LIST_ITEM_START_RE = /^(?:\(?\d{1,3}[.)]|[-*•]|\(\p{L}\))\s/u;
 
@@ -219,20 +226,32 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
     weights.set(term, weight);
   }
+  // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
+  // terms before its end (tokens are in text order).
+  const wholeTerms = new Map<TextUnit, string[]>();
+  const termsUpTo = (unit: TextUnit, end: number): string[] => {
+    const tokens = termsOf.get(unit) ?? [];
+    const whole = end >= unit.end;
+    const known = whole ? wholeTerms.get(unit) : undefined;
+    if (known) return known;
+    const seen = new Set<string>();
+    for (const token of tokens) {
+      if (token.index >= end) break;
+      seen.add(token.term);
+    }
+    const out = [...seen];
+    if (whole) wholeTerms.set(unit, out);
+    return out;
+  };
   const candidates: Candidate[] = raw.map((r) => {
     const body = r.text ?? text.slice(r.start, r.end);
-    const terms = [
-      ...new Set(
-        (termsOf.get(r.u) ?? []).filter((t) => t.index >= r.start && t.index < r.end).map((t) => t.term),
-      ),
-    ];
-    return {
+    const candidate = {
       unit: r.unit,
       start: r.start,
       end: r.end,
       text: body,
       size: flatSize(body),
-      terms,
+      terms: termsUpTo(r.u, r.end),
       factor: r.base * cueOf(body, r.outcome),
       group: r.group,
       partial: r.partial,
@@ -242,11 +261,20 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       lineStart: r.u.lineStart,
       outcome: r.outcome,
       why: r.why,
+      worth: 0,
     };
+    candidate.worth = value(candidate, weights);
+    return candidate;
   });
-  const worth = new Map(candidates.map((c) => [c, value(c, weights)]));
-  const ranked = [...candidates].sort((a, b) => (worth.get(b) ?? 0) - (worth.get(a) ?? 0));
-  return { units, candidates, ranked, weights };
+  const ranked = [...candidates].sort((a, b) => b.worth - a.worth);
+  let best: Candidate | undefined;
+  for (const candidate of ranked) {
+    if (!candidate.partial && candidate.worth > 0) {
+      best = candidate;
+      break;
+    }
+  }
+  return { units, candidates, ranked, weights, best, hintTerms };
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
@@ -276,9 +304,11 @@ function cachedTerm(word: string): string | null {
  */
 function summaryTokens(text: string, base: number): { index: number; term: string }[] {
   const out: { index: number; term: string }[] = [];
+  // One scan tells whether any word needs the bigram path.
+  const unspaced = UNSPACED_RE.test(text);
   for (const match of text.matchAll(WORD_RE)) {
     const word = match[0];
-    if (!UNSPACED_RE.test(word)) {
+    if (!unspaced || !UNSPACED_RE.test(word)) {
       const term = cachedTerm(word);
       if (term !== null) out.push({ index: base + match.index, term });
       continue;
@@ -352,7 +382,7 @@ function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
         out.add(item);
       }
     }
-    const pick = PICKS_ITEM_RE.exec(unit.text);
+    const pick = DIGIT_RE.test(unit.text) ? PICKS_ITEM_RE.exec(unit.text) : null;
     if (!pick) continue;
     for (let j = i - 1; j >= 0 && j >= i - 40; j--) {
       const item = pool[j] as TextUnit;
@@ -435,8 +465,7 @@ function choose(
   let lead = 0;
   const queue: { candidate: Candidate; worth: number }[] = [];
   for (const candidate of analysis.ranked) {
-    if (candidate.size > 0 && candidate.size <= room)
-      queue.push({ candidate, worth: value(candidate, analysis.weights) });
+    if (candidate.size > 0 && candidate.size <= room) queue.push({ candidate, worth: candidate.worth });
     if (queue.length >= CHOOSE_FROM) break;
   }
   const fits = (c: Candidate): boolean =>
@@ -456,7 +485,11 @@ function choose(
       if (i < 0) break;
       const entry = queue[i] as { candidate: Candidate; worth: number };
       entry.worth = value(entry.candidate, analysis.weights, decay);
-      const next = queue.slice(i + 1).find((other) => fits(other.candidate));
+      let next: { candidate: Candidate; worth: number } | undefined;
+      for (let j = i + 1; j < queue.length && next === undefined; j++) {
+        const other = queue[j] as { candidate: Candidate; worth: number };
+        if (fits(other.candidate)) next = other;
+      }
       if (!next || entry.worth >= next.worth) {
         pick = entry;
         queue.splice(i, 1);
@@ -556,9 +589,7 @@ function extractsWithin(analysis: Analysis, max: number, oneLineMode: boolean): 
   const { chosen } = choose(analysis, max - 1, separatorCost(oneLineMode));
   if (chosen.length > 0) return clip(joinExtracts(chosen, oneLineMode), max);
   // Nothing fits whole: the best extract, cut at a word.
-  const best = [...analysis.candidates].sort(
-    (a, b) => value(b, analysis.weights) - value(a, analysis.weights),
-  )[0];
+  const best = analysis.ranked[0];
   return best ? fitWords(oneLineMode ? oneLine(best.text) : best.text.trim(), max) : '';
 }
 
@@ -645,7 +676,7 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
   } else {
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
-      .sort((a, b) => value(b, analysis.weights) - value(a, analysis.weights));
+      .sort((a, b) => b.worth - a.worth);
     const best = outcomes[0];
     if (best) gist = `${oneLine(best.text)}${best.partial || !CLOSED_RE.test(best.text) ? '…' : ''}`;
     else {
@@ -725,15 +756,19 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   const separator = codePointLength(LABEL_SEPARATOR);
   const short = shortLabel(label);
   const reserve = short.length > 0 ? codePointLength(short) + separator : 0;
-  const withLabel = cap - reserve > 12 ? weighedBody(analysis, cap - reserve, true) : { text: '', worth: 0 };
+  const withLabel =
+    cap - reserve > 12
+      ? weighedBody(analysis, cap - reserve, true)
+      : { text: '', worth: 0, terms: new Set<string>() };
   // The label gives way when the room it takes would cost a clearly better extract.
   const whole = weighedBody(analysis, cap, true);
-  const body = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole.text : withLabel.text;
+  const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
+  const body = pick.text;
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
   let left = cap - codePointLength(body);
   const parts: string[] = [];
-  const bodyTerms = termSet(body);
-  if ([...termSet(label)].some((term) => !bodyTerms.has(term))) {
+  const bodyTerms = pick.terms;
+  if ([...analysis.hintTerms].some((term) => !bodyTerms.has(term))) {
     const head = codePointLength(label) + separator <= left ? label : short;
     if (head.length > 0 && codePointLength(head) + separator <= left) {
       parts.push(head);
@@ -785,16 +820,16 @@ function extractsBody(analysis: Analysis, room: number, oneLineMode: boolean): s
   return weighedBody(analysis, room, oneLineMode).text;
 }
 
-/** {@link extractsBody} with the worth of its best extract. */
+/** {@link extractsBody} with the worth of its leading extract and (on one line) the terms it holds. */
 function weighedBody(
   analysis: Analysis,
   room: number,
   oneLineMode: boolean,
-): { text: string; worth: number } {
+): { text: string; worth: number; terms: ReadonlySet<string> } {
   const floor = oneLineMode ? BRIEF_FLOOR : FLOOR;
   const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
-  const bestWorth = best ? value(best, analysis.weights) : 0;
+  const bestWorth = best?.worth ?? 0;
   if (best && best.size > room - 1 && room >= CUT_ROOM && top < bestWorth * CUT_WORTH) {
     // The shortest whole form of the best sentence (its asides left out), cut if it must be.
     const shortest = analysis.candidates
@@ -806,20 +841,18 @@ function weighedBody(
         room,
       ),
       worth: bestWorth * CUT_WORTH,
+      terms: new Set(shortest.terms),
     };
   }
-  return { text: chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '', worth: lead };
+  return {
+    text: chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '',
+    worth: lead,
+    terms: oneLineMode ? new Set(chosen.flatMap((c) => c.terms)) : new Set<string>(),
+  };
 }
 
 function bestOf(analysis: Analysis): Candidate | undefined {
-  let best: Candidate | undefined;
-  let bestValue = 0;
-  for (const candidate of analysis.candidates) {
-    if (candidate.partial) continue;
-    const worth = value(candidate, analysis.weights);
-    if (worth > bestValue) [best, bestValue] = [candidate, worth];
-  }
-  return best;
+  return analysis.best;
 }
 
 /** The leading sentences of `text` that fit `max`; the first one cut at a word if none does. */
@@ -871,6 +904,6 @@ export function rankedExtracts(
 ): { text: string; worth: number; outcome: boolean }[] {
   const analysis = analyse(text, termSet(hint), termSet(summary));
   return analysis.candidates
-    .map((c) => ({ text: oneLine(c.text), worth: value(c, analysis.weights), outcome: c.outcome }))
+    .map((c) => ({ text: oneLine(c.text), worth: c.worth, outcome: c.outcome }))
     .sort((a, b) => b.worth - a.worth);
 }
