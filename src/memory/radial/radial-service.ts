@@ -4,6 +4,7 @@ import { searchIndex } from '../../recall/search.js';
 import type { LineOverview, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
 import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
+import type { SearchHit } from '../../core/model/recall.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../llm/text-analysis.js';
 import { buildOrigin } from './origin-view.js';
@@ -111,6 +112,26 @@ function withRecency(ranked: Scored[], query: string): Map<Scored, number> {
     keys.set(entry, key);
   }
   return keys;
+}
+
+/**
+ * The hits of a navigation search grouped per node. A node's confidence is its best part's
+ * (calibrated, what is shown); its rank score adds up its parts' (label, caller summary, full
+ * context), as BM25F does for fields: a node whose label and context both hold the question's
+ * words goes before one whose context alone holds them as strongly.
+ */
+export function nodeScores(
+  hits: readonly Pick<SearchHit, 'ref' | 'confidence' | 'score'>[],
+): Map<string, { confidence: number; score: number }> {
+  const byNode = new Map<string, { confidence: number; score: number }>();
+  for (const hit of hits) {
+    const seen = byNode.get(hit.ref);
+    byNode.set(hit.ref, {
+      confidence: Math.max(seen?.confidence ?? 0, hit.confidence),
+      score: (seen?.score ?? 0) + Math.max(0, hit.score),
+    });
+  }
+  return byNode;
 }
 
 /** Rank key: calibrated confidence first, the BM25 score (relative to the best) second. */
@@ -409,14 +430,7 @@ export class RadialService {
       limit: Math.min(1000, options.limit * PARTS_PER_NODE),
       embedder: this.#ctx.embedder,
     });
-    const byNode = new Map<string, { confidence: number; score: number }>();
-    for (const hit of hits) {
-      const seen = byNode.get(hit.ref);
-      byNode.set(hit.ref, {
-        confidence: Math.max(seen?.confidence ?? 0, hit.confidence),
-        score: Math.max(seen?.score ?? Number.NEGATIVE_INFINITY, hit.score),
-      });
-    }
+    const byNode = nodeScores(hits);
     const bestScore = Math.max(1e-9, ...[...byNode.values()].map((v) => v.score));
     const found = await this.#read('navigate', (repo) => repo.nodesByIds(this.#agentId, [...byNode.keys()]));
     const records = new Map(found.map((r) => [r.id, r]));
