@@ -138,6 +138,12 @@ const CHOOSE_FROM = 120;
 const FLOOR = 0.18;
 /** The same for one-line levels, where every extract takes room from a better one. */
 const BRIEF_FLOOR = 0.35;
+/**
+ * A level with this much room is for detail: it fills its room with every extract worth
+ * anything (the checks that came to nothing are part of the story), best first.
+ */
+const DETAIL_ROOM = 1000;
+const DETAIL_FLOOR = 0;
 
 function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: ReadonlySet<string>): Analysis {
   const units = splitUnits(text);
@@ -826,7 +832,7 @@ function weighedBody(
   room: number,
   oneLineMode: boolean,
 ): { text: string; worth: number; terms: ReadonlySet<string> } {
-  const floor = oneLineMode ? BRIEF_FLOOR : FLOOR;
+  const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
   const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
   const bestWorth = best?.worth ?? 0;

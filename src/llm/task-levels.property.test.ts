@@ -249,6 +249,33 @@ describe('taskLevels: what a brief says first', () => {
     expect(summary).toContain('2. we stop publishing the armv7 APK');
   });
 
+  it('fills the detailed level with every sentence when the prose fits it', () => {
+    const lines = [
+      '[user]',
+      'The nightly invoice export to the billing warehouse keeps timing out after 40 minutes. Can you look?',
+      '[assistant]',
+    ];
+    const checks = [
+      'the replica lag',
+      'the upload retries',
+      'the COPY command',
+      'the pool size',
+      'the cron schedule',
+    ];
+    for (const [i, what] of checks.entries())
+      lines.push(`I checked ${what} next: nothing unusual there, ${i + 3} samples looked normal.`);
+    lines.push(
+      'Root cause: the invoice export reads the whole invoices table through one cursor, and the warehouse export waits on it; it now streams in pages of 10,000 rows and finishes in 6 minutes.',
+    );
+    const { detailed, summary } = taskLevels(
+      task(lines.join('\n'), 'Nightly invoice export times out'),
+      CAPS,
+    );
+    for (const what of checks) expect(detailed).toContain(`I checked ${what} next`);
+    expect(detailed).toContain('Root cause: the invoice export reads the whole invoices table');
+    expect(summary).toContain('Root cause: the invoice export reads the whole invoices table');
+  });
+
   it('gives an origin gist only when the sentence says something', () => {
     const context = ['[assistant]', 'Found it.', 'Done, thanks.'].join('\n');
     const { origin } = taskLevels(task(context, 'Look at the disk alert'), CAPS);
