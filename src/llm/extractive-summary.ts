@@ -748,6 +748,8 @@ function leveled(
 
 /** A label longer than this gives way to its opening in the brief, so the outcome has the room. */
 const SHORT_LABEL = 48;
+/** A caller's first summary sentence up to this share of the brief's cap keeps its room there. */
+const SHORT_SUMMARY_SHARE = 0.35;
 /** How much better the best extract must be for the brief to leave the label out to fit it. */
 const LABEL_GIVES_WAY = 1.25;
 
@@ -761,17 +763,22 @@ const LABEL_GIVES_WAY = 1.25;
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
   const short = shortLabel(label);
-  const reserve = short.length > 0 ? codePointLength(short) + separator : 0;
+  // A short first sentence of the caller's summary is what the caller chose to say: its room is
+  // kept before any extract is chosen. A longer one comes only if room is left.
+  const first = summary.length > 0 ? oneLine(splitSentences(summary)[0] ?? '') : '';
+  const kept = first.length > 0 && codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ? first : '';
+  const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
+  const reserve = keptRoom + (short.length > 0 ? codePointLength(short) + separator : 0);
   const withLabel =
     cap - reserve > 12
       ? weighedBody(analysis, cap - reserve, true)
       : { text: '', worth: 0, terms: new Set<string>() };
   // The label gives way when the room it takes would cost a clearly better extract.
-  const whole = weighedBody(analysis, cap, true);
+  const whole = weighedBody(analysis, cap - keptRoom, true);
   const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
   const body = pick.text;
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
-  let left = cap - codePointLength(body);
+  let left = cap - codePointLength(body) - keptRoom;
   const parts: string[] = [];
   const bodyTerms = pick.terms;
   if ([...analysis.hintTerms].some((term) => !bodyTerms.has(term))) {
@@ -781,6 +788,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
       left -= codePointLength(head) + separator;
     }
   }
+  if (kept.length > 0) left += keptRoom;
   if (summary.length > 0) {
     const lead = wholeLeadingSentences(oneLine(summary), left - separator);
     const leadTerms = termSet(lead);
