@@ -6,7 +6,7 @@
  * Rules (defined here, from detail-levels.md):
  * - **A fact is kept** by a text when any of its patterns, compiled with `new RegExp(p, 'i')`,
  *   matches the text with its whitespace runs collapsed to one space.
- * - **Levels** are split into pieces at line breaks, the `…` that separates extracts, and sentence
+ * - **Levels** are split into pieces at line breaks, a `…` before a space (it separates extracts), and sentence
  *   ends; a piece of 20 code points or more is **tool output** when its collapsed text occurs in
  *   the task's `[tool:*]` blocks and nowhere else in the task (label, caller summary, files, prose).
  * - **A torn token** is a whitespace-delimited token of a level that is not a token of the
@@ -170,7 +170,7 @@ function blocksOf(task: DetailTask): Blocks {
   };
 }
 
-const SEPARATOR_RE = /\n|\s…\s|(?<=[.!?。！？])\s+/u;
+const SEPARATOR_RE = /\n|\s?…\s|(?<=[.!?。！？])\s+/u;
 
 function piecesOf(text: string): string[] {
   return text

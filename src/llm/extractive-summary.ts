@@ -546,9 +546,11 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   let previous: Candidate | undefined;
   for (const [i, candidate] of chosen.entries()) {
     const text = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
-    const body = keepsNumber[i] ? text : withoutListMarker(text, oneLineMode && !adjacent[i]);
+    const whole = keepsNumber[i] ? text : withoutListMarker(text, oneLineMode && !adjacent[i]);
+    // A clause opening says that its sentence goes on, wherever it stands.
+    const body = candidate.partial && !CLOSED_RE.test(whole) ? `${whole}…` : whole;
     if (previous) {
-      if (oneLineMode) out += adjacent[i] ? ' ' : ' … ';
+      if (oneLineMode) out += adjacent[i] || out.endsWith('…') ? ' ' : ' … ';
       else if (adjacent[i])
         out += candidate.paragraph === previous.paragraph && !candidate.lineStart ? ' ' : '\n';
       else out += '\n…\n';
@@ -799,7 +801,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   return parts.join(LABEL_SEPARATOR);
 }
 
-/** The label whole when short, else its opening up to a clause mark, else cut at a word. */
+/** The label whole when short, else its opening up to a clause mark, else cut at a word (both with `…`). */
 function shortLabel(label: string): string {
   if (codePointLength(label) <= SHORT_LABEL) return label;
   const mark = /\s[(—–-]\s?|[:;,]\s/gu;
@@ -809,7 +811,7 @@ function shortLabel(label: string): string {
     if (codePointLength(head) > SHORT_LABEL) break;
     opening = head;
   }
-  return codePointLength(opening) >= 16 ? opening : fitWords(label, SHORT_LABEL);
+  return codePointLength(opening) >= 16 ? `${opening}…` : fitWords(label, SHORT_LABEL);
 }
 
 /** The leading whole sentences of `text` within `max` code points (nothing when the first does not fit). */

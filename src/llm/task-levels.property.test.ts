@@ -22,6 +22,10 @@ const token = fc.constantFrom(
   'Fixed:',
   'because',
   'decided',
+  '2024-02-12,',
+  'on the 6th,',
+  'limit:',
+  '(see #241),',
 );
 const word = fc.oneof(fc.stringMatching(/^[a-z]{1,10}$/u), token);
 const sentence = fc
@@ -61,10 +65,13 @@ const task = fc.record({
 
 const collapse = (text: string): string => text.replace(/\s+/gu, ' ').trim();
 
-/** The pieces a level is made of: split at its separators, the `…` that marks a cut removed. */
+/**
+ * The pieces a level is made of: split at its separators (` — `, a line break, a `…` before a
+ * space, which ends a clause opening or separates distant extracts), the `…` of a cut removed.
+ */
 function fragments(level: string): string[] {
   return level
-    .split(/ — |\s…\s|\n/u)
+    .split(/ — |\s?…(?=\s)|\n/u)
     .map((piece) => collapse(piece.replace(/…$/u, '')))
     .filter((piece) => piece.length > 0 && piece !== '…');
 }
@@ -92,6 +99,25 @@ describe('taskLevels: properties', () => {
         const input = collapse([label, summary, context].join('\n'));
         for (const level of ORDER) {
           for (const fragment of fragments(levels[level])) expect(input).toContain(fragment);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never tears a token: each is one of the input, or the opening of one marked with …', () => {
+    fc.assert(
+      fc.property(task, ({ label, summary, context }) => {
+        const levels = taskLevels({ label, summary, files: [], todos: [], context }, CAPS);
+        const tokens = new Set([label, summary, context].join('\n').split(/\s+/u));
+        const opens = (cut: string): boolean => [...tokens].some((t) => t.startsWith(cut));
+        for (const level of ORDER) {
+          for (const raw of levels[level].split(/\s+/u)) {
+            const bare = raw.replace(/^…/u, '');
+            if (bare.length === 0 || bare === '—' || tokens.has(bare)) continue;
+            const cut = bare.endsWith('…') ? bare.slice(0, -1) : undefined;
+            expect(cut !== undefined && (cut.length === 0 || opens(cut)), `${level}: ${raw}`).toBe(true);
+          }
         }
       }),
       { numRuns: 150 },
@@ -171,7 +197,7 @@ describe('taskLevels: a transcript of our own', () => {
     const label =
       'Lake export broke after the dependency bump (ArrowInvalid on the loaded-at column, 2024-03-08 run)';
     const long = taskLevels({ label, summary: '', files: [], todos: [], context }, CAPS);
-    expect(long.brief.startsWith('Lake export broke after the dependency bump — Fixed:')).toBe(true);
+    expect(long.brief.startsWith('Lake export broke after the dependency bump… — Fixed:')).toBe(true);
     expect([...long.brief].length).toBeLessThanOrEqual(CAPS.brief);
   });
 });
