@@ -3,7 +3,8 @@
 const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]+/gu;
 
-const SURROGATE_RE = /[\u{10000}-\u{10ffff}\ud800-\udfff]/u;
+// Without the `u` flag a class matches UTF-16 code units: any half of a surrogate pair.
+const SURROGATE_RE = /[\ud800-\udfff]/;
 
 /** Number of Unicode code points (what "characters" means in our level budgets). */
 export function codePointLength(text: string): number {
