@@ -14,9 +14,14 @@
  * - every extract is a verbatim span of the input (modulo whitespace); a level ends at a
  *   sentence end, or with `…` when its last extract is a clause or a line without one.
  *
- * For a task ({@link taskLevels}) each level leads with the label and the caller's summary
- * verbatim; the detailed level also lists files and todos. All four levels come from one
- * analysis of the text, so the cost is one pass over the input.
+ * For a task ({@link taskLevels}) the summary and detailed levels lead with the label and the
+ * caller's summary verbatim (the detailed level also lists files and todos, and fills its room
+ * with every extract worth anything). The brief gives its room to the outcome: it says why
+ * first (the best sentence that states a cause found or a choice made, including a list item a
+ * decision introduces or a later sentence picks), then what came of it; the label leads only
+ * when it adds words, shortened when it would crowd the outcome out (every view shows the label
+ * beside the brief), and a short first sentence of the caller's summary keeps its room. All four
+ * levels come from one analysis of the text, so the cost is one pass over the input.
  */
 import { codePointLength, oneLine } from '../core/text.js';
 import { fitWords } from './fit-text.js';
@@ -628,8 +633,9 @@ const SUMMARY_SHARE = 0.5;
 /**
  * The four summarised levels of a task from one analysis of its context (see the module
  * comment): the origin is the label with, room permitting, a gist from the caller's summary or
- * an outcome sentence; brief, summary and detailed lead with the label and the caller's summary
- * and go on with the extracts that fit; detailed also lists files and todos.
+ * an outcome sentence that has content words; the brief says why first and gives the label
+ * only the room it can spare ({@link briefLevel}); summary and detailed lead with the label and
+ * the caller's summary and go on with the extracts that fit; detailed also lists files and todos.
  */
 export function taskLevels(task: TaskSource, caps: LevelCaps): Record<SummaryLevelName, string> {
   const label = oneLine(task.label);
