@@ -5,7 +5,12 @@ import { indexText } from './fts.js';
 import { first, int } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
 
-/** Adds to the rows and tokens FTS5 would count in its averages record (see schema/index.ts). */
+/**
+ * Adds to the rows and tokens FTS5 counts in its averages record (see schema/index.ts). FTS5
+ * with `contentless_delete` only ever adds to them: a deleted row's tokens stay counted, and a
+ * replaced row (delete, then insert) counts twice, until the index is cleared. BM25 reads these
+ * totals, so the PostgreSQL side counts alike to rank alike.
+ */
 export async function addTotals(db: PgQuery, docs: number, tokens: number): Promise<void> {
   if (docs === 0 && tokens === 0) return;
   await db.query(
@@ -41,9 +46,9 @@ export class PgIndexRepo implements IndexRepository {
     const part = doc.part ?? '';
     const text = indexText(doc.text);
     for (;;) {
-      const found = await first<{ rowid: unknown; embed_state: string; body_len: number }>(
+      const found = await first<{ rowid: unknown; embed_state: string }>(
         this.#db,
-        'SELECT rowid, embed_state, body_len FROM search_docs WHERE layer = $1 AND ref = $2 AND part = $3 FOR UPDATE',
+        'SELECT rowid, embed_state FROM search_docs WHERE layer = $1 AND ref = $2 AND part = $3 FOR UPDATE',
         [doc.layer, doc.ref, part],
       );
       if (found !== undefined) {
@@ -66,7 +71,7 @@ export class PgIndexRepo implements IndexRepository {
             rowid,
           ],
         );
-        await addTotals(this.#db, 0, text.length - found.body_len);
+        await addTotals(this.#db, 1, text.length);
         return rowid;
       }
       const inserted = await first<{ rowid: unknown }>(
@@ -100,16 +105,11 @@ export class PgIndexRepo implements IndexRepository {
 
   /** Removes every index row of a record (all parts). Must run inside a write. */
   async remove(layer: IndexLayer, ref: string): Promise<number> {
-    const { rows } = await this.#db.query<{ rowid: unknown; embed_state: string; body_len: number }>(
-      'DELETE FROM search_docs WHERE layer = $1 AND ref = $2 RETURNING rowid, embed_state, body_len',
+    const { rows } = await this.#db.query<{ rowid: unknown; embed_state: string }>(
+      'DELETE FROM search_docs WHERE layer = $1 AND ref = $2 RETURNING rowid, embed_state',
       [layer, ref],
     );
-    let tokens = 0;
-    for (const row of rows) {
-      await this.#dropVector(int(row.rowid), row.embed_state);
-      tokens += row.body_len;
-    }
-    await addTotals(this.#db, -rows.length, -tokens);
+    for (const row of rows) await this.#dropVector(int(row.rowid), row.embed_state);
     return rows.length;
   }
 }

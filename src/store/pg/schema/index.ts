@@ -4,7 +4,7 @@
  * table, the text's lexemes as a `tsvector` (`body`, GIN-indexed) with each lexeme's term
  * frequency, its token count (`body_len`) and the frequencies above 256 (`heavy`); see
  * src/store/pg/fts.ts. `search_totals` holds what FTS5 keeps in its averages record (rows and
- * tokens), split over 64 rows picked by backend so concurrent writers do not queue on one row;
+ * tokens ever inserted: FTS5 never subtracts a deleted row), split over 64 rows picked by backend so concurrent writers do not queue on one row;
  * BM25 sums them. Vectors go in `search_vec`, created when an embedder is first configured (its
  * dimension is known only then), as in SQLite.
  *
