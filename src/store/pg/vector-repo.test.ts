@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexDoc } from '../index-repo.js';
 import type { Awaitable } from '../seam.js';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import type { PgQuery } from './pg-query.js';
 import { PgIndexRepo } from './index-repo.js';
 import { PgVectorRepo } from './vector-repo.js';
@@ -116,8 +117,7 @@ async function pgliteWithVector(): Promise<{ db: PgQuery; close: () => Promise<v
     const { PGlite } = await import('@electric-sql/pglite');
     const module = '@electric-sql/pglite/vector';
     const { vector } = (await import(/* @vite-ignore */ module)) as { vector: unknown };
-    const options = { extensions: { vector } } as Parameters<typeof PGlite.create>[0];
-    const lite = await PGlite.create(options);
+    const lite = await PGlite.create({ extensions: { vector } } as PGliteOptions);
     const db: PgQuery = {
       query: async (text, values) => {
         const result = await lite.query(text, values as unknown[] | undefined);
