@@ -101,18 +101,17 @@ export interface PgMemory {
   /** Runs `work` as one transaction, as the engine runs a store.read/store.write. */
   tx<T>(work: (db: PgQuery) => Promise<T>): Promise<T>;
   readonly schema: string;
+  /** Another connection to the same memory schema (for concurrent writers); closed by {@link PgMemory.close}. */
+  connect(): Promise<Pick<PgMemory, 'db' | 'tx'>>;
   close(): Promise<void>;
 }
 
-let schemas = 0;
-
-/** A fresh memory schema (`hh_test_<pid>_<n>`) on the server, migrated. */
-export async function openPgMemory(url: string): Promise<PgMemory> {
+async function connection(
+  url: string,
+  schema: string,
+): Promise<{ client: pg.Client } & Pick<PgMemory, 'db' | 'tx'>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const schema = `hh_test_${process.pid}_${++schemas}`;
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.query(`CREATE SCHEMA ${schema}`);
   await client.query(`SET search_path TO ${schema}`);
   const db: PgQuery = {
     query: async (text, values) => {
@@ -120,14 +119,9 @@ export async function openPgMemory(url: string): Promise<PgMemory> {
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     },
   };
-  await client.query('BEGIN');
-  for (const statement of [...OTHER_PARTS, ...indexSchema, ...radialSchema, ...knowledgeSchema]) {
-    await client.query(statement);
-  }
-  await client.query('COMMIT');
   return {
+    client,
     db,
-    schema,
     tx: async (work) => {
       await client.query('BEGIN');
       try {
@@ -139,9 +133,37 @@ export async function openPgMemory(url: string): Promise<PgMemory> {
         throw error;
       }
     },
+  };
+}
+
+let schemas = 0;
+
+/** A fresh memory schema (`hh_test_<pid>_<n>`) on the server, migrated. */
+export async function openPgMemory(url: string): Promise<PgMemory> {
+  const schema = `hh_test_${process.pid}_${++schemas}`;
+  const main = await connection(url, 'public');
+  await main.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await main.client.query(`CREATE SCHEMA ${schema}`);
+  await main.client.query(`SET search_path TO ${schema}`);
+  await main.tx(async (db) => {
+    for (const statement of [...OTHER_PARTS, ...indexSchema, ...radialSchema, ...knowledgeSchema]) {
+      await db.query(statement);
+    }
+  });
+  const others: pg.Client[] = [];
+  return {
+    db: main.db,
+    tx: main.tx,
+    schema,
+    connect: async () => {
+      const other = await connection(url, schema);
+      others.push(other.client);
+      return { db: other.db, tx: other.tx };
+    },
     close: async () => {
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      for (const client of others) await client.end();
+      await main.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await main.client.end();
     },
   };
 }
