@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import { stemmer } from 'stemmer';
-import { segmentCjk } from '../core/text.js';
+import { stem, tokenize } from '../core/index-terms.js';
+
+export { stem, tokenize };
 
 // `stopword` ships CommonJS without type declarations; its English list is all we need.
 const requireCjs = createRequire(import.meta.url);
@@ -111,37 +112,6 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
 export function isStopWord(word: string): boolean {
   return STOP_WORDS.has(word);
 }
-
-// unicode61 keeps letters, numbers and private-use characters together and splits on the rest.
-const TOKEN_RE = /[\p{L}\p{N}\p{Co}]+/gu;
-const MARK_RE = /\p{M}+/gu;
-
-/**
- * Splits text the way the index's FTS5 tokenizer (`unicode61 remove_diacritics 2`) does, after
- * the same CJK segmentation: lower-cased words without diacritics. Case and accents never
- * decide a match.
- */
-export function tokenize(text: string): string[] {
-  const folded = segmentCjk(text).normalize('NFD').replace(MARK_RE, '').toLowerCase();
-  return folded.match(TOKEN_RE) ?? [];
-}
-
-/** The Porter stem of a token (CJK and numbers are left alone), as the index stems words. */
-export function stem(token: string): string {
-  if (!/^[a-z]+$/u.test(token)) return token;
-  let stemmed = STEMS.get(token);
-  if (stemmed === undefined) {
-    // The Porter stemmer is a chain of regular expressions; most words recur, so each is stemmed once.
-    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
-    stemmed = stemmer(token);
-    STEMS.set(token, stemmed);
-  }
-  return stemmed;
-}
-
-/** Words whose stems are remembered (a bounded cache, emptied when full). */
-const STEM_CACHE_SIZE = 50_000;
-const STEMS = new Map<string, string>();
 
 /** One searchable word of a query. */
 export interface QueryTerm {

@@ -10,20 +10,26 @@ import type {
   KnowledgeObservationEdit,
   KnowledgeObservationsAdded,
   KnowledgeObservationsDeleteReport,
-  KnowledgeSourceRef,
 } from '../core/model/knowledge.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { knowledgeIndexText } from '../core/index-text.js';
+import {
+  EDGE_COLUMNS,
+  GRAPH_COLUMNS,
+  NODE_COLUMNS,
+  sourceRefJson,
+  toEdge,
+  toGraph,
+  toNode,
+  type RawEdge,
+  type RawGraph,
+  type RawNode,
+} from './knowledge-rows.js';
 
-/** The stored fields of a node that an import may change. */
-export interface KnowledgeNodeFields {
-  readonly type: string;
-  readonly content: string;
-  readonly keywords: readonly string[];
-  readonly observations: readonly string[];
-  readonly sourceRef: KnowledgeSourceRef | undefined;
-}
+import type { KnowledgeNodeFields } from './knowledge-rows.js';
+
+export type { KnowledgeNodeFields };
 
 /**
  * One node of an import chunk. `resolve` decides, from the stored node (if any), what to
@@ -87,83 +93,6 @@ export interface KnowledgeNodeFilter {
 // A node's searchable text in SQL (fields joined by newlines; lists as their JSON text).
 const NODE_TEXT =
   '(n.title || char(10) || n.type || char(10) || n.content || char(10) || n.keywords || char(10) || n.observations)';
-
-interface RawGraph {
-  id: string;
-  label: string;
-  created_at: number;
-  updated_at: number;
-  node_count: number;
-  edge_count: number;
-}
-
-interface RawNode {
-  id: string;
-  graph_id: string;
-  title: string;
-  type: string;
-  content: string;
-  keywords: string;
-  observations: string;
-  source_ref: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface RawEdge {
-  id: string;
-  graph_id: string;
-  kind: KnowledgeEdgeKind;
-  label: string;
-  directed: number;
-  members: string;
-  created_at: number;
-}
-
-const NODE_COLUMNS =
-  'n.id, n.graph_id, n.title, n.type, n.content, n.keywords, n.observations, n.source_ref, n.created_at, n.updated_at';
-const EDGE_COLUMNS = 'e.id, e.graph_id, e.kind, e.label, e.directed, e.members, e.created_at';
-const GRAPH_COLUMNS = `g.id, g.label, g.created_at, g.updated_at,
-  (SELECT count(*) FROM kg_nodes WHERE graph_id = g.id) AS node_count,
-  (SELECT count(*) FROM kg_edges WHERE graph_id = g.id) AS edge_count`;
-
-const toGraph = (row: RawGraph): KnowledgeGraphInfo => ({
-  id: row.id,
-  label: row.label,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  nodeCount: row.node_count,
-  edgeCount: row.edge_count,
-});
-
-const toNode = (row: RawNode): KnowledgeNode => ({
-  id: row.id,
-  graphId: row.graph_id,
-  title: row.title,
-  type: row.type,
-  content: row.content,
-  keywords: JSON.parse(row.keywords) as string[],
-  observations: JSON.parse(row.observations) as string[],
-  sourceRef: row.source_ref === null ? undefined : (JSON.parse(row.source_ref) as KnowledgeSourceRef),
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const toEdge = (row: RawEdge): KnowledgeEdge => ({
-  id: row.id,
-  graphId: row.graph_id,
-  kind: row.kind,
-  label: row.label,
-  directed: row.directed === 1,
-  members: JSON.parse(row.members) as string[],
-  createdAt: row.created_at,
-});
-
-function sourceRefJson(ref: KnowledgeSourceRef | undefined): string | null {
-  if (ref === undefined) return null;
-  // A fixed key order, so equal references are equal text.
-  return JSON.stringify({ source: ref.source, start: ref.start, end: ref.end, unit: ref.unit });
-}
 
 function isForeignKeyFailure(error: unknown): boolean {
   if (!HedgehopError.isInstance(error) || error.code !== 'CONFLICT') return false;

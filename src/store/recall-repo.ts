@@ -1,5 +1,23 @@
 import type { Engine } from './engine.js';
 import type { IndexLayer } from '../core/model/recall.js';
+import {
+  knowledgeText,
+  nodeText,
+  profileText,
+  toArchiveText,
+  toDoc,
+  topicText,
+  type ArchiveRow,
+  type KnowledgeTextRow,
+  type NodeTextRow,
+  type ProfileTextRow,
+  type RawDoc,
+  type TopicTextRow,
+} from './recall-rows.js';
+
+import type { DocRow, ResolvedText } from './recall-rows.js';
+
+export type { DocRow, ResolvedText };
 
 /** Which index rows a query may see. `undefined` filters are not applied. */
 export interface DocFilter {
@@ -15,48 +33,10 @@ export interface DocFilter {
   readonly to?: number | undefined;
 }
 
-/** One row of `search_docs`: where an indexed text came from. */
-export interface DocRow {
-  readonly rowid: number;
-  readonly agentId: number | null;
-  readonly layer: IndexLayer;
-  readonly ref: string;
-  readonly part: string;
-  readonly lineId: string | null;
-  readonly sceneId: string | null;
-  readonly topicId: string | null;
-  readonly createdAt: number;
-}
-
 /** A document matched by FTS5, with its BM25 score (higher is better). */
 export interface MatchedDoc extends DocRow {
   readonly bm25: number;
 }
-
-interface RawDoc {
-  rowid: number;
-  agent_id: number | null;
-  layer: IndexLayer;
-  ref: string;
-  part: string;
-  line_id: string | null;
-  scene_id: string | null;
-  topic_id: string | null;
-  created_at: number;
-  bm25?: number;
-}
-
-const toDoc = (row: RawDoc): DocRow => ({
-  rowid: row.rowid,
-  agentId: row.agent_id,
-  layer: row.layer,
-  ref: row.ref,
-  part: row.part,
-  lineId: row.line_id,
-  sceneId: row.scene_id,
-  topicId: row.topic_id,
-  createdAt: row.created_at,
-});
 
 const DOC_COLUMNS =
   'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at';
@@ -105,27 +85,6 @@ export interface TermStatistics {
 
 /** Terms whose document frequency is remembered per cache at most. */
 const TERM_CACHE_SIZE = 20_000;
-
-/** The verbatim text behind an index row, and where it sits. */
-export interface ResolvedText {
-  readonly rowid: number;
-  /** The indexed text of this row, read back from the verbatim table. */
-  readonly text: string;
-  /** For archive rows: `user`, `agent`, `system`, `dream`; for others undefined. */
-  readonly role?: string | undefined;
-  /** For archive utterances: who spoke, when named. */
-  readonly speaker?: string | undefined;
-  /** For archive events: the event type. */
-  readonly eventType?: string | undefined;
-  /** For radial nodes: the node's position on its line (1 = newest). */
-  readonly position?: number | undefined;
-  /** For radial nodes: the task label; for knowledge nodes: the title; for topics: the name. */
-  readonly title?: string | undefined;
-  /** Shorter renderings of the record, when it has stored ones (radial summaries). */
-  readonly levels?:
-    | { readonly brief?: string; readonly summary?: string; readonly detailed?: string }
-    | undefined;
-}
 
 /**
  * The read side of the recall index: FTS5 matching with provenance filters, term statistics,
@@ -378,46 +337,15 @@ export class RecallRepo {
                 n.s_detailed, l.next_seq - n.line_seq AS position
          FROM nodes n JOIN lines l ON l.agent_id = n.agent_id AND l.id = n.line_id WHERE n.id = ?`,
       )
-      .get(doc.ref) as
-      | {
-          task_label: string;
-          conversation_summary: string;
-          full_context: string;
-          s_origin: string | null;
-          s_brief: string | null;
-          s_summary: string | null;
-          s_detailed: string | null;
-          position: number;
-        }
-      | undefined;
-    if (!row) return undefined;
-    const summary =
-      row.s_detailed ?? row.s_summary ?? row.s_brief ?? row.s_origin ?? row.conversation_summary;
-    const text =
-      doc.part === 'label'
-        ? row.task_label
-        : doc.part === 'full'
-          ? row.full_context
-          : doc.part === 'conversation'
-            ? row.conversation_summary
-            : summary;
-    const levels: { brief?: string; summary?: string; detailed?: string } = {};
-    if (row.s_brief !== null) levels.brief = row.s_brief;
-    if (row.s_summary !== null) levels.summary = row.s_summary;
-    if (row.s_detailed !== null) levels.detailed = row.s_detailed;
-    return { rowid: doc.rowid, text, position: row.position, title: row.task_label, levels };
+      .get(doc.ref) as NodeTextRow | undefined;
+    return row ? nodeText(doc, row) : undefined;
   }
 
   #resolveTopic(doc: DocRow): ResolvedText | undefined {
     const row = this.#engine
       .statement('SELECT name, keywords, outcome FROM topics WHERE id = ?')
-      .get(doc.ref) as { name: string | null; keywords: string; outcome: string | null } | undefined;
-    if (!row) return undefined;
-    const keywords = parseStringArray(row.keywords);
-    const text = [row.name ?? '', keywords.join(', '), row.outcome ?? '']
-      .filter((s) => s.length > 0)
-      .join(' — ');
-    return { rowid: doc.rowid, text, title: row.name ?? undefined };
+      .get(doc.ref) as TopicTextRow | undefined;
+    return row ? topicText(doc, row) : undefined;
   }
 
   #resolveKnowledge(doc: DocRow): ResolvedText | undefined {
@@ -426,78 +354,14 @@ export class RecallRepo {
         `SELECT n.title, n.type, n.content, n.observations, g.label AS graph
          FROM kg_nodes n JOIN kg_graphs g ON g.id = n.graph_id WHERE n.id = ?`,
       )
-      .get(doc.ref) as
-      | { title: string; type: string; content: string; observations: string; graph: string }
-      | undefined;
-    if (!row) return undefined;
-    const body = [row.content, ...parseStringArray(row.observations)].filter((s) => s.length > 0).join('\n');
-    const text = body.length > 0 ? `${row.title}: ${body}` : row.title;
-    return { rowid: doc.rowid, text, title: `${row.graph} / ${row.title}` };
+      .get(doc.ref) as KnowledgeTextRow | undefined;
+    return row ? knowledgeText(doc, row) : undefined;
   }
 
   #resolveProfile(doc: DocRow): ResolvedText | undefined {
     const row = this.#engine
       .statement('SELECT name, role, personality, preferences FROM profiles WHERE agent_id = ?')
-      .get(doc.agentId ?? Number(doc.ref)) as
-      | { name: string; role: string; personality: string; preferences: string }
-      | undefined;
-    if (!row) return undefined;
-    const preferences = Object.entries(parseStringRecord(row.preferences))
-      .map(([key, value]) => `${key}: ${value}`)
-      .join('; ');
-    const fields: Record<string, string> = {
-      name: row.name,
-      role: row.role,
-      personality: row.personality,
-      preferences,
-    };
-    const text =
-      doc.part in fields
-        ? (fields[doc.part] ?? '')
-        : [row.name, row.role, row.personality, preferences].filter((s) => s.length > 0).join('. ');
-    return { rowid: doc.rowid, text, title: row.name };
-  }
-}
-
-/** The columns of an archive record that recall shows. */
-interface ArchiveRow {
-  content: string;
-  role: string | null;
-  speaker: string | null;
-  kind: string;
-  event_type: string | null;
-}
-
-function toArchiveText(doc: DocRow, row: ArchiveRow | undefined): ResolvedText | undefined {
-  if (!row) return undefined;
-  return {
-    rowid: doc.rowid,
-    text: row.content,
-    role: row.role ?? undefined,
-    speaker: row.speaker ?? undefined,
-    eventType: row.event_type ?? undefined,
-  };
-}
-
-function parseStringArray(json: string): string[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function parseStringRecord(json: string): Record<string, string> {
-  try {
-    const value: unknown = JSON.parse(json);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).filter(
-        (entry): entry is [string, string] => typeof entry[1] === 'string',
-      ),
-    );
-  } catch {
-    return {};
+      .get(doc.agentId ?? Number(doc.ref)) as ProfileTextRow | undefined;
+    return row ? profileText(doc, row) : undefined;
   }
 }
