@@ -35,6 +35,8 @@ export interface StoryStep {
 
 /** One conversation turn, recorded through search → append/plan → update. */
 export interface StoryTurn {
+  /** A name here starts a new scene with this turn; otherwise the turn continues the current one. */
+  readonly newScene?: string;
   readonly input: string;
   readonly steps: readonly StoryStep[];
   readonly output: string;
@@ -254,6 +256,7 @@ export const STORY_LINES: readonly StoryLine[] = [AUTH, INFRA, BILLING];
 /** A debugging conversation, recorded through the turn loop. */
 export const STORY_TURNS: readonly StoryTurn[] = [
   {
+    newScene: 'Staging deploy failure',
     input: 'The staging deploy failed last night. What happened?',
     steps: [
       {
@@ -301,6 +304,32 @@ export const STORY_TURNS: readonly StoryTurn[] = [
     output:
       'An RS256 key pair: the private key is in Vault at secret/tern/auth/jwt-signing (rotated every 90 days); the public key is published at /.well-known/jwks.json.',
     outcome: 'answered',
+  },
+  {
+    newScene: 'Invoice numbers check',
+    input: 'After the staging deploy fix, are the invoice numbers still unique?',
+    steps: [
+      {
+        title: 'Check the invoice numbers on staging',
+        events: [
+          {
+            eventType: 'tool_call',
+            content:
+              'psql staging -c "select invoice_number, count(*) from invoices group by 1 having count(*) > 1"',
+          },
+          { eventType: 'tool_result', content: '(0 rows)' },
+          {
+            eventType: 'tool_call',
+            content: 'psql staging -c "select year, seq from invoice_counters order by year"',
+          },
+          { eventType: 'tool_result', content: ' 2026 | 118' },
+        ],
+        summary: 'No duplicate invoice numbers; the per-year counter is at 118.',
+      },
+    ],
+    output:
+      'Yes. Migration 0042_add_invoice_number now runs ADD COLUMN IF NOT EXISTS and CREATE UNIQUE INDEX IF NOT EXISTS, no invoice_number repeats on staging, and the staging deploy left the per-year counter alone (TERN-2026-118 is next).',
+    outcome: 'answered: invoice numbers on staging are intact after migration 0042',
   },
 ];
 

@@ -229,6 +229,14 @@ export function createHttpApp(db: MemoryDB, options: HttpAppOptions = {}): Hono 
   if (resolved.watch !== false) {
     const intervalMs = resolved.watch === true ? 500 : resolved.watch.intervalMs;
     app.get('/api/events', watchRoute(db, intervalMs));
+  } else {
+    // Described in the document either way; a client that follows it learns why it gets nothing.
+    app.get('/api/events', (c) =>
+      c.json(
+        errorBody('NOT_FOUND', 'this server does not follow the file, so it sends no change events'),
+        404,
+      ),
+    );
   }
   const document = buildOpenApiDocument(routes, info);
   app.get('/openapi.json', (c) => c.json(document));

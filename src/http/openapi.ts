@@ -27,6 +27,8 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '503': 'BUSY (retry; see Retry-After) or CLOSED',
 };
 
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
 /** The package version from its package.json, above this module in `src/` or `dist/src/`. */
 function packageVersion(): string {
   for (const relative of ['../../package.json', '../../../package.json']) {
@@ -66,6 +68,11 @@ class SchemaCollector {
     const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
     const { $schema: _ignored, $defs, ...rest } = raw;
     for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+      if (id.startsWith('__schema')) {
+        // zod names a recursive part it was not given a name for `__schemaN`, numbered per
+        // call, so two such parts would collide and the name means nothing to a reader.
+        throw new Error(`openapi: an unnamed recursive schema (${id}); name it with .meta({ id })`);
+      }
       const relocated = relocate(definition) as JsonSchema;
       const existing = this.components[id];
       if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(relocated)) {
@@ -102,10 +109,7 @@ function errorResponses(route: Route): Record<string, unknown> {
   for (const [status, description] of Object.entries(ERROR_STATUSES)) {
     if (status === '415' && route.body === undefined) continue;
     if (status === '413' && route.body === undefined) continue;
-    responses[status] = {
-      description,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
+    responses[status] = { description, content: errorContent };
   }
   return responses;
 }
@@ -138,6 +142,74 @@ function operation(route: Route, collector: SchemaCollector): Record<string, unk
   };
 }
 
+/** The data of each `hello` and `change` event of `/api/events`. */
+const changeEventSchema = z
+  .strictObject({
+    dataVersion: z.number().int().describe("the file's data version; it changes when another process writes"),
+  })
+  .meta({ id: 'ChangeEvent' });
+
+function eventsOperation(watching: boolean): Record<string, unknown> {
+  return {
+    summary: 'Server-sent events: `hello`, then `change` whenever another process writes the file',
+    description: [
+      'A text/event-stream. The first event is `hello`, then one `change` each time another process',
+      'commits to the file; the data of both is a JSON ChangeEvent. A comment line is sent every 15 s',
+      'so that proxies keep an idle stream open.',
+      watching
+        ? 'This server follows the file.'
+        : 'This server was started without following the file: the stream answers 404 NOT_FOUND.',
+    ].join(' '),
+    tags: ['file'],
+    operationId: 'getApiEvents',
+    responses: {
+      '200': {
+        description: 'an event stream of `hello` and `change` events',
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string', description: 'events whose data is a JSON ChangeEvent' },
+          },
+        },
+        'x-hedgehop-event-data': { $ref: '#/components/schemas/ChangeEvent' },
+      },
+      '401': { description: ERROR_STATUSES['401'], content: errorContent },
+      '404': { description: 'NOT_FOUND: this server does not follow the file', content: errorContent },
+    },
+  };
+}
+
+function mcpOperations(): Record<string, unknown> {
+  const jsonRpc = {
+    'application/json': { schema: { type: 'object', description: 'a JSON-RPC 2.0 message' } },
+  };
+  const answer = (method: string, summary: string, responses: Record<string, unknown>) => ({
+    summary,
+    tags: ['mcp'],
+    operationId: `${method}Mcp`,
+    responses: { '401': { description: ERROR_STATUSES['401'], content: errorContent }, ...responses },
+  });
+  return {
+    post: {
+      ...answer(
+        'post',
+        'MCP streamable HTTP transport (JSON-RPC; see the Model Context Protocol specification)',
+        {
+          '200': { description: 'the JSON-RPC response', content: jsonRpc },
+          '202': { description: 'a notification or response was accepted' },
+          '400': { description: 'not a JSON-RPC message', content: jsonRpc },
+        },
+      ),
+      requestBody: { required: true, content: jsonRpc },
+    },
+    get: answer('get', 'Not served: this MCP endpoint is stateless, so it opens no server-to-client stream', {
+      '405': { description: 'method not allowed', content: jsonRpc },
+    }),
+    delete: answer('delete', 'Not served: this MCP endpoint is stateless, so there is no session to end', {
+      '405': { description: 'method not allowed', content: jsonRpc },
+    }),
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the API, generated from the same zod schemas that validate
  * each request and response.
@@ -147,32 +219,31 @@ export function buildOpenApiDocument(
   extras: { readonly watch: boolean; readonly mcp: boolean },
 ): OpenApiDocument {
   const collector = new SchemaCollector();
-  collector.components.Error = collector.convert(errorBodySchema, 'output');
+  // The error body is named (`Error`), so converting it registers the component; what the call
+  // returns is only a reference to it, never the component itself.
+  collector.convert(errorBodySchema, 'output');
+  collector.convert(changeEventSchema, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
     paths[route.path]![route.method] = operation(route, collector);
   }
-  if (extras.watch) {
-    paths['/api/events'] = {
-      get: {
-        summary: "Server-sent events: 'change' with { dataVersion } whenever another process writes the file",
-        tags: ['file'],
-        operationId: 'getApiEvents',
-        responses: { '200': { description: 'an event stream', content: { 'text/event-stream': {} } } },
+  paths['/api/events'] = { get: eventsOperation(extras.watch) };
+  paths['/openapi.json'] = {
+    get: {
+      summary: 'This document',
+      tags: ['file'],
+      operationId: 'getOpenApiDocument',
+      responses: {
+        '200': {
+          description: 'the OpenAPI 3.1 document of this server',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+        '401': { description: ERROR_STATUSES['401'], content: errorContent },
       },
-    };
-  }
-  if (extras.mcp) {
-    paths['/mcp'] = {
-      post: {
-        summary: 'MCP streamable HTTP transport (JSON-RPC; see the Model Context Protocol specification)',
-        tags: ['mcp'],
-        operationId: 'postMcp',
-        responses: { '200': { description: 'a JSON-RPC response or an event stream' } },
-      },
-    };
-  }
+    },
+  };
+  if (extras.mcp) paths['/mcp'] = mcpOperations();
   return {
     openapi: '3.1.0',
     info: {

@@ -44,6 +44,11 @@ export class ApiClient {
     this.#token = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
   }
 
+  /** True when a token was entered in this tab. */
+  hasToken(): boolean {
+    return this.#token !== undefined;
+  }
+
   setToken(token: string): void {
     this.#token = token;
     sessionStorage.setItem(TOKEN_KEY, token);

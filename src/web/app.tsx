@@ -64,18 +64,26 @@ function useLiveRefresh(
   return { refresh, live, bump: () => setRefresh((n) => n + 1) };
 }
 
-function TokenForm({ onDone }: { readonly onDone: () => void }) {
+function TokenForm({ onDone, rejected }: { readonly onDone: () => void; readonly rejected: boolean }) {
   const [value, setValue] = useState('');
   return (
     <form
       class="token-form"
       onSubmit={(event) => {
         event.preventDefault();
+        if (value.trim().length === 0) return;
         api.setToken(value.trim());
+        setValue('');
         onDone();
       }}
     >
       <h2>This server needs a token</h2>
+      {rejected ? (
+        <p class="error" role="alert" data-testid="token-rejected">
+          <strong>Wrong token.</strong> The server did not accept the token you entered. Enter the one it was
+          started with (serve --token, or the token it printed).
+        </p>
+      ) : null}
       <p>It was started with --token. Enter it to read the memory (kept for this tab only).</p>
       <label>
         Token{' '}
@@ -83,6 +91,8 @@ function TokenForm({ onDone }: { readonly onDone: () => void }) {
           type="password"
           autoComplete="off"
           value={value}
+          autoFocus
+          aria-invalid={rejected}
           onInput={(e) => setValue(e.currentTarget.value)}
         />
       </label>{' '}
@@ -137,6 +147,8 @@ export function App() {
     );
   }, [refresh]);
   const needsToken = error instanceof ApiError && error.status === 401;
+  // A 401 after a token was entered in this tab means that token was wrong.
+  const [tokenTried, setTokenTried] = useState(api.hasToken());
   return (
     <div class="app">
       <header class="top">
@@ -189,7 +201,9 @@ export function App() {
       <main>
         {needsToken ? (
           <TokenForm
+            rejected={tokenTried}
             onDone={() => {
+              setTokenTried(true);
               setSession((n) => n + 1);
               bump();
             }}
@@ -197,7 +211,8 @@ export function App() {
         ) : error ? (
           <ErrorNote error={error} />
         ) : (
-          <View tab={tab} agent={agent} refresh={refresh} readOnly={server?.readOnly ?? true} />
+          // Keyed by agent: what a view had selected belongs to the agent it was selected under.
+          <View key={agent} tab={tab} agent={agent} refresh={refresh} readOnly={server?.readOnly ?? true} />
         )}
       </main>
     </div>

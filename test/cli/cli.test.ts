@@ -115,6 +115,10 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
       restore: { identical: boolean };
       recall: { usedTokens: number; budgetTokens: number };
       next: string[];
+      dream: {
+        report: { status: string; stages: { name: string; status: string }[] };
+        engram: { scenes: { name: string }[]; links: unknown[] };
+      };
     }>(['demo', '--file', path]);
     expect(demo.file).toBe(path);
     expect(demo.built).toMatchObject({ lines: 3, tasks: 10 });
@@ -124,15 +128,44 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
     expect(demo.restore.identical).toBe(true);
     expect(demo.recall.usedTokens).toBeLessThanOrEqual(demo.recall.budgetTokens);
     expect(demo.next.join('\n')).toContain(`hedgehop serve --file ${path}`);
+    // Dream ran once over the story, so the Engram and Dream views have something to show.
+    expect(demo.dream.report.status).toBe('ok');
+    expect(demo.dream.report.stages.find((s) => s.name === 'profile')?.status).toBe('ok');
+    expect(demo.dream.engram.scenes.map((s) => s.name).sort()).toEqual([
+      'Invoice numbers check',
+      'Staging deploy failure',
+    ]);
+    expect(demo.dream.engram.links).toHaveLength(1);
+    expect(hopJson<unknown[]>(['dream', 'history', '--file', path])).toHaveLength(1);
     const again = hop(['demo', '--file', path]);
     expect(again.status).toBe(6);
     expect(again.stderr).toMatch(/^hedgehop: CONFLICT: .*exists/);
+  });
+
+  it('keeps every field and every line of the origin whole after Dream passes over the demo', () => {
+    const path = join(tempDir(), 'demo.db');
+    expect(hop(['demo', '--file', path]).status).toBe(0);
+    const entries = (origin: string): string[] => origin.split('\n').filter((l) => l.startsWith('- '));
+    for (let pass = 0; pass < 2; pass++) {
+      expect(hop(['dream', '--file', path]).status).toBe(0);
+      const { origin } = hopJson<{ origin: string }>(['origin', '--file', path]);
+      // Dream's emotion estimate must not leave a field that shows only its label ("emotions:…").
+      expect(origin).not.toMatch(/\b[a-z]+:(…|;|$)/mu);
+      const agent = origin.split('\n').find((l) => l.startsWith('Agent: ')) ?? '';
+      expect(agent).toContain('role: Coding agent for the Tern scheduling app');
+      // Three lines fit the default budget: none is folded, the largest (auth, 4 tasks) included.
+      expect(origin).not.toContain('folded');
+      expect(entries(origin).map((l) => /^- (\w+)/u.exec(l)?.[1])).toEqual(['auth', 'infra', 'billing']);
+      expect(origin).toContain('(4 tasks,');
+    }
   });
 
   it('runs the demo in a temporary file with readable human output', () => {
     const run = hop(['demo']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('byte-identical ✓');
+    expect(run.stdout).toMatch(/6\. Dream .*\n {2}dream drm_\w+: ok/u);
+    expect(run.stdout).toContain('engram: 2 scenes, 1 links');
     expect(run.stdout).toContain('hedgehop serve --file');
     expect(run.stdout).not.toContain('\u001b[');
     const file = /file: (\S+)/.exec(run.stdout)?.[1] ?? '';
@@ -442,9 +475,10 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
     ).toBe('billing');
     const dream = hopJson<{ id: string; status: string }>(['dream', '--file', path]);
     expect(['ok', 'partial']).toContain(dream.status);
-    expect(hopJson<{ id: string }[]>(['dream', 'history', '--file', path]).map((r) => r.id)).toEqual([
-      dream.id,
-    ]);
+    // The demo's own pass, then this one, newest first.
+    const history = hopJson<{ id: string }[]>(['dream', 'history', '--file', path]).map((r) => r.id);
+    expect(history).toHaveLength(2);
+    expect(history[0]).toBe(dream.id);
     expect(hopJson<{ id: string }>(['dream', 'undo', dream.id, '--file', path]).id).toBe(dream.id);
   });
 

@@ -7,11 +7,13 @@ import type { Agent } from '../../api/agent.js';
 import { openMemory, type MemoryDB } from '../../api/memory-db.js';
 import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
+import type { DreamReport } from '../../core/model/dream.js';
 import type { RecallResult } from '../../core/model/recall.js';
 import { clip, type RunCommand } from '../arguments.js';
 import { cliName } from '../cli-name.js';
 import { CommandContext, type GlobalOptions } from '../command-context.js';
 import type { CliIO } from '../output.js';
+import { describeDream } from './dream.js';
 import {
   STORY_GRAPH,
   STORY_LINES,
@@ -56,12 +58,8 @@ async function commitStory(agent: Agent): Promise<number> {
 }
 
 /** One turn through the loop: search, then plan steps with their tool events, then update. */
-async function recordTurn(
-  agent: Agent,
-  turn: StoryTurn,
-  first: boolean,
-): Promise<{ events: number; steps: number }> {
-  await agent.search(first ? { newScene: true, sceneName: 'Staging deploy failure' } : {});
+async function recordTurn(agent: Agent, turn: StoryTurn): Promise<{ events: number; steps: number }> {
+  await agent.search(turn.newScene === undefined ? {} : { newScene: true, sceneName: turn.newScene });
   let events = 0;
   for (const step of turn.steps) {
     const { seq } = await agent.planNodeAdd(0, step.title);
@@ -92,8 +90,8 @@ async function buildStory(db: MemoryDB): Promise<Built> {
   const tasks = await commitStory(agent);
   let events = 0;
   let planSteps = 0;
-  for (const [i, turn] of STORY_TURNS.entries()) {
-    const recorded = await recordTurn(agent, turn, i === 0);
+  for (const turn of STORY_TURNS) {
+    const recorded = await recordTurn(agent, turn);
     events += recorded.events;
     planSteps += recorded.steps;
   }
@@ -107,6 +105,42 @@ async function buildStory(db: MemoryDB): Promise<Built> {
     knowledgeNodes: graph.created.length,
     knowledgeEdges: graph.edgesCreated,
     ms: Math.round(performance.now() - started),
+  };
+}
+
+/** What one Dream pass over the story gave: its report and the engram it built. */
+interface Dreamt {
+  readonly report: DreamReport;
+  readonly engram: {
+    readonly scenes: readonly {
+      readonly sceneId: string;
+      readonly name: string;
+      readonly keywords: number;
+    }[];
+    readonly links: readonly { readonly a: string; readonly b: string; readonly weight: number }[];
+  };
+}
+
+/**
+ * One Dream pass, as an agent's idle time would run it: it distils the profile estimate and
+ * builds the engram of the story's scenes (what the web UI's Engram and Dream views show).
+ */
+async function dreamStory(db: MemoryDB): Promise<Dreamt> {
+  const agent = db.primary();
+  const report = await agent.dream();
+  const engram = await agent.listEngram();
+  const names = new Map((await agent.listScenes()).map((scene) => [scene.id, scene.name]));
+  const name = (sceneId: string): string => names.get(sceneId) ?? sceneId;
+  return {
+    report,
+    engram: {
+      scenes: engram.nodes.map((n) => ({
+        sceneId: n.sceneId,
+        name: name(n.sceneId),
+        keywords: n.keywords.length,
+      })),
+      links: engram.edges.map((e) => ({ a: name(e.a), b: name(e.b), weight: e.weight })),
+    },
   };
 }
 
@@ -207,7 +241,19 @@ function levelBody(context: string, levelName: string): string {
   return (end < 0 ? rest : rest.slice(0, end)).join('\n').trimEnd();
 }
 
-function render(ctx: CommandContext, path: string, built: Built, shown: Shown): string {
+function dreamLines(dreamt: Dreamt): string[] {
+  const { scenes, links } = dreamt.engram;
+  return [
+    ...describeDream(dreamt.report)
+      .split('\n')
+      .map((line) => `  ${line}`),
+    `  engram: ${scenes.length} scenes, ${links.length} links`,
+    ...scenes.map((s) => `    scene "${s.name}" (${s.keywords} keywords)`),
+    ...links.map((l) => `    "${l.a}" — "${l.b}" (similarity ${l.weight.toFixed(2)})`),
+  ];
+}
+
+function render(ctx: CommandContext, path: string, built: Built, dreamt: Dreamt, shown: Shown): string {
   const h = (text: string): string => ctx.paint(['bold', 'cyan'], text);
   const ok = (text: string): string => ctx.paint('green', text);
   const { navigate, restore: r, recall } = shown;
@@ -247,6 +293,9 @@ function render(ctx: CommandContext, path: string, built: Built, shown: Shown): 
     `  context: ${recall.usedTokens}/${recall.budgetTokens} tokens`,
     ...block(recall.context, 14),
     '',
+    h('6. Dream — one pass after the story: profile estimate and engram, outside any turn'),
+    ...dreamLines(dreamt),
+    '',
     h('Explore this memory further'),
     ...nextSteps(path).map((line) => `  ${line}`),
   ].join('\n');
@@ -282,9 +331,10 @@ export function registerDemo(program: Command, io: CliIO, run: RunCommand): void
         const db = await openMemory(path, { profile: STORY_PROFILE });
         try {
           const built = await buildStory(db);
+          const dreamt = await dreamStory(db);
           const shown = await showStory(db);
-          ctx.output({ file: path, built, ...shown, next: nextSteps(path) }, () =>
-            render(ctx, path, built, shown),
+          ctx.output({ file: path, built, dream: dreamt, ...shown, next: nextSteps(path) }, () =>
+            render(ctx, path, built, dreamt, shown),
           );
         } finally {
           await db.close();

@@ -11,7 +11,8 @@ function changes(changed: Readonly<Record<string, number>>): string {
   return parts.length > 0 ? parts.join(', ') : 'no changes';
 }
 
-function describe(report: DreamReport): string {
+/** The human lines of a Dream report: its outcome, then one line per stage. */
+export function describeDream(report: DreamReport): string {
   return [
     `dream ${report.id}: ${report.status} in ${report.durationMs} ms (${report.modelCalls} model calls, applied in ${report.applyMs} ms)`,
     ...report.stages.map(
@@ -35,7 +36,7 @@ export function registerDream(program: Command, io: CliIO, run: RunCommand): voi
         const report = await ctx.withMemory(async (db) => (await ctx.agent(db)).dream(options.scene));
         progress.update(1, 1);
         progress.finish();
-        ctx.output(report, () => describe(report));
+        ctx.output(report, () => describeDream(report));
       }),
     );
   dream

@@ -6,6 +6,7 @@ import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, agentParamsSchema, existingAgent, queryInt } from './common.js';
 import { DETAIL_LEVEL_NAMES } from '../../core/model/levels.js';
 import { MAX_QUERY_CHARS } from '../../core/model/recall.js';
+import type { JsonValue } from '../../core/model/radial.js';
 
 const levelSchema = z
   .union([z.enum(DETAIL_LEVEL_NAMES), z.coerce.number().int().min(0).max(4)])
@@ -137,7 +138,11 @@ const taskBodySchema = z.strictObject({
     )
     .optional(),
   todos: z.array(z.string()).optional(),
-  envSnapshot: z.record(z.string(), z.json()).optional(),
+  // Any JSON value: a parsed JSON body can hold nothing else, so the schema need not recurse
+  // (zod's z.json() does, which gave the OpenAPI document an unnamed recursive component).
+  envSnapshot: z
+    .record(z.string(), z.custom<JsonValue>(() => true).meta({ description: 'any JSON value' }))
+    .optional(),
 });
 
 function sessionView(session: NavigationSession): z.input<typeof sessionSchema> {

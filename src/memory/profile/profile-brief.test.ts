@@ -59,10 +59,34 @@ describe('renderProfileBrief', () => {
       personality: 'curious',
     };
     expect(renderProfileBrief(profile, { maxChars: 200 })).toBe(renderProfileBrief(profile));
-    const cut = renderProfileBrief(profile, { maxChars: 40 });
-    expect(codePointLength(cut)).toBeLessThanOrEqual(40);
-    expect(cut.startsWith('name: Ada Lovelace\nrole: ')).toBe(true);
-    expect(cut.endsWith('…')).toBe(true);
+    const cut = renderProfileBrief(profile, { maxChars: 48 });
+    expect(codePointLength(cut)).toBeLessThanOrEqual(48);
+    expect(cut).toBe('name: Ada Lovelace\nrole: analyst of engines…');
+    // At 40 the role would keep too little of its value ("analyst of…"): it is left out.
+    expect(renderProfileBrief(profile, { maxChars: 40 })).toBe('name: Ada Lovelace');
     expect(renderProfileBrief(profile, { maxChars: 10 })).toBe('');
+  });
+});
+
+describe('renderProfileBrief cut to maxChars', () => {
+  it('never ends on a bare label: a cut line keeps at least 16 code points of its value', () => {
+    const profile: Profile = {
+      ...empty,
+      name: 'Tern dev agent',
+      role: 'Coding agent for the Tern scheduling app',
+      emotion: { valence: 0.3, arousal: 0.4, dominance: 0.5 },
+    };
+    const whole = renderProfileBrief(profile);
+    for (let max = 1; max <= codePointLength(whole); max++) {
+      const cut = renderProfileBrief(profile, { maxChars: max });
+      expect(codePointLength(cut)).toBeLessThanOrEqual(max);
+      const last = cut.split('\n').at(-1) ?? '';
+      if (last === '' || whole.split('\n').includes(last)) continue;
+      const label = last.slice(0, last.indexOf(': ') + 2);
+      expect(
+        codePointLength(last) - 1 - codePointLength(label),
+        `maxChars ${max}: ${last}`,
+      ).toBeGreaterThanOrEqual(16);
+    }
   });
 });

@@ -16,9 +16,23 @@ export interface ProfileBriefOptions {
   /**
    * At most this many code points in all. Lines are kept in order (name, role, personality,
    * mbti, preferences, emotions) while they fit; the first that does not fit is cut to the
-   * room left (when at least 16 code points remain) and the rest are left out.
+   * room left when the cut keeps at least {@link MIN_CUT_VALUE} code points of its value (never
+   * a bare `emotions:`), and the rest are left out.
    */
   readonly maxChars?: number | undefined;
+}
+
+/** Least code points of a field's value worth showing when the field is cut to fit. */
+export const MIN_CUT_VALUE = 16;
+
+/**
+ * How many code points of `field`'s value (what follows its `label: `) survive in `kept`, a cut
+ * of it (ellipsis not counted); 0 or less when the cut keeps only the label, or less.
+ */
+export function keptValueLength(field: string, kept: string): number {
+  const colon = field.indexOf(': ');
+  const label = colon > 0 && colon <= 40 ? codePointLength(field.slice(0, colon + 2)) : 0;
+  return codePointLength(kept.replace(/…$/u, '').trimEnd()) - label;
 }
 
 const fmt = (value: number): string => value.toFixed(2);
@@ -78,7 +92,8 @@ export function renderProfileBrief(profile: Profile, options: ProfileBriefOption
       continue;
     }
     const room = max - used - (kept.length > 0 ? 1 : 0);
-    if (room >= 16) kept.push(truncateText(line, room));
+    const cut = room > 1 ? truncateText(line, room) : '';
+    if (keptValueLength(line, cut) >= MIN_CUT_VALUE) kept.push(cut);
     break;
   }
   return kept.join('\n');

@@ -6,8 +6,8 @@ const ORIGIN_PROFILE_CHARS = 400;
 
 /**
  * The profile brief at the top of the origin: the conversation layer's brief of the agent's
- * profile (name, role, personality, MBTI, preferences, emotions), its lines joined on one line;
- * undefined for an empty profile.
+ * profile (name, role, personality, MBTI, preferences, emotions), one field per line (the origin
+ * fits them whole, so none is left as a bare label); undefined for an empty profile.
  */
 export async function profileBrief(context: MemoryContext): Promise<string | undefined> {
   const brief = await renderStoredProfileBrief(context, { maxChars: ORIGIN_PROFILE_CHARS });
@@ -15,6 +15,6 @@ export async function profileBrief(context: MemoryContext): Promise<string | und
     .split('\n')
     .map((part) => part.trim())
     .filter((part) => part.length > 0)
-    .join('; ');
+    .join('\n');
   return line.length > 0 ? line : undefined;
 }

@@ -141,3 +141,47 @@ describe('the origin', () => {
     expect(fitTokens('anything', 0)).toBe('');
   });
 });
+
+describe('the profile line of the origin', () => {
+  const fields = [
+    'name: Tern dev agent',
+    'role: Coding agent for the Tern scheduling app (TypeScript, Postgres, Stripe)',
+    'personality: Careful, terse, writes down why',
+    'preferences: language=TypeScript, style=small pull requests, tests=vitest',
+    'emotions: valence=0.30 arousal=0.40 dominance=0.50',
+  ];
+
+  /** The `; `-separated parts of the origin's Agent line. */
+  function agentParts(budgetTokens: number): string[] {
+    const text = buildOrigin({
+      projectName: 'Tern',
+      profileBrief: fields.join('\n'),
+      lines: [],
+      budgetTokens,
+    });
+    const agent = text.split('\n').find((l) => l.startsWith('Agent: '));
+    return agent === undefined ? [] : agent.slice('Agent: '.length).split('; ');
+  }
+
+  it('never shows a field as a bare label, at any budget', () => {
+    for (let budget = 20; budget <= 260; budget++) {
+      const parts = agentParts(budget);
+      for (const [i, part] of parts.entries()) {
+        const field = fields[i] ?? '';
+        if (part === field) continue;
+        // Only the last part may be a cut, and it keeps at least 16 code points of its value.
+        expect(i, `budget ${budget}: ${part}`).toBe(parts.length - 1);
+        expect(part.endsWith('…')).toBe(true);
+        const label = field.slice(0, field.indexOf(': ') + 2);
+        expect(part.startsWith(label)).toBe(true);
+        expect([...part].length - 1 - label.length, `budget ${budget}: ${part}`).toBeGreaterThanOrEqual(16);
+      }
+    }
+  });
+
+  it('shows every field whole when they fit, and leaves out the one that does not', () => {
+    expect(agentParts(400)).toEqual(fields);
+    // At the default budget the profile's 60-token share holds the first four fields, not emotions.
+    expect(agentParts(200)).toEqual(fields.slice(0, 4));
+  });
+});

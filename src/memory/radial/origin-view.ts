@@ -1,11 +1,15 @@
 import { countTokens } from '../../core/tokens.js';
 import { oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
 import type { LineOverview } from '../../store/radial-repo.js';
+import { keptValueLength, MIN_CUT_VALUE } from '../profile/profile-brief.js';
 
 /** What the origin shows. */
 export interface OriginInput {
   readonly projectName: string;
-  /** One line about the agent (from its profile), or undefined. */
+  /**
+   * Who the agent is (from its profile), one field per line (`role: …`), or undefined. The
+   * origin shows the fields on one line, whole, in order, while they fit the profile's share.
+   */
   readonly profileBrief: string | undefined;
   /** Every line with its newest node, in creation order. */
   readonly lines: readonly LineOverview[];
@@ -94,10 +98,7 @@ export function buildOrigin(input: OriginInput): string {
       : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}.`;
   const fixed: string[] = [header];
   if (input.profileBrief !== undefined && input.profileBrief.trim().length > 0) {
-    const brief = fitTokens(
-      `Agent: ${oneLine(input.profileBrief)}`,
-      Math.floor(input.budgetTokens * PROFILE_SHARE),
-    );
+    const brief = profileLine(input.profileBrief, Math.floor(input.budgetTokens * PROFILE_SHARE));
     if (brief.length > 0) fixed.push(brief);
   }
   const scene = sceneLine(input);
@@ -109,6 +110,33 @@ export function buildOrigin(input: OriginInput): string {
   if (shown.folded.lines > 0) lines.push(foldLine(shown.folded));
   lines.push(...footer);
   return enforceBudget(lines.join('\n'), input.budgetTokens);
+}
+
+/**
+ * `Agent: field; field; …` within `limit` tokens: fields are added whole, in order; the first
+ * that does not fit is cut only when the cut keeps some of its value (a field is never shown
+ * as a bare label such as `emotions:…`), and the rest are left out.
+ */
+function profileLine(brief: string, limit: number): string {
+  const fields = brief
+    .split('\n')
+    .map((field) => oneLine(field))
+    .filter((field) => field.length > 0);
+  const head = 'Agent:';
+  let text = head;
+  for (const field of fields) {
+    const prefix = `${text}${text === head ? ' ' : '; '}`;
+    const next = `${prefix}${field}`;
+    if (countTokens(next) <= limit) {
+      text = next;
+      continue;
+    }
+    const cut = fitTokens(next, limit);
+    if (cut.startsWith(prefix) && keptValueLength(field, cut.slice(prefix.length)) >= MIN_CUT_VALUE)
+      text = cut;
+    break;
+  }
+  return text === head ? '' : text;
 }
 
 /** Most code points of the scene name the origin shows. */

@@ -6,7 +6,7 @@ import {
   forceSimulation,
   type SimulationNodeDatum,
 } from 'd3-force';
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 
 /** A node to draw. */
 export interface GraphNode {
@@ -37,6 +37,15 @@ interface Props {
   readonly selected: string | undefined;
   readonly onSelect: (id: string) => void;
   readonly label: string;
+  /** Nodes to mark as found (a search); their labels are shown first. */
+  readonly marked?: ReadonlySet<string> | undefined;
+}
+
+/** Where a node is drawn and how large. */
+interface Spot {
+  readonly x: number;
+  readonly y: number;
+  readonly r: number;
 }
 
 const SIZE = 800;
@@ -47,8 +56,57 @@ function hueOf(group: string): number {
   return hash % 360;
 }
 
+/** The radius a node asks for: smaller in a crowded drawing. */
+function nominalRadius(node: GraphNode, count: number): number {
+  const base = count > 150 ? 3 + 4 * (node.weight ?? 0.5) : 8 + 12 * (node.weight ?? 0.5);
+  return base;
+}
+
+/**
+ * Radii that never overlap: each node's is at most 0.45 of the distance to its nearest
+ * neighbour (found through a grid of cells, so this stays linear at thousands of nodes).
+ */
+function spots(
+  points: Map<string, { x: number; y: number }>,
+  nodes: readonly GraphNode[],
+): Map<string, Spot> {
+  const cell = 24;
+  const grid = new Map<string, string[]>();
+  const key = (x: number, y: number): string => `${Math.floor(x / cell)}:${Math.floor(y / cell)}`;
+  for (const [id, p] of points) {
+    const k = key(p.x, p.y);
+    const bucket = grid.get(k);
+    if (bucket) bucket.push(id);
+    else grid.set(k, [id]);
+  }
+  const result = new Map<string, Spot>();
+  for (const node of nodes) {
+    const p = points.get(node.id);
+    if (!p) continue;
+    let nearest = Infinity;
+    const cx = Math.floor(p.x / cell);
+    const cy = Math.floor(p.y / cell);
+    for (let dx = -2; dx <= 2; dx++)
+      for (let dy = -2; dy <= 2; dy++)
+        for (const other of grid.get(`${cx + dx}:${cy + dy}`) ?? []) {
+          if (other === node.id) continue;
+          const q = points.get(other) as { x: number; y: number };
+          nearest = Math.min(nearest, Math.hypot(p.x - q.x, p.y - q.y));
+        }
+    result.set(node.id, {
+      ...p,
+      r: Math.max(0.5, Math.min(nominalRadius(node, nodes.length), 0.45 * nearest)),
+    });
+  }
+  return result;
+}
+
 /** Runs the force layout to rest once (no animation: stable, and cheap to redraw). */
-function layout(
+function layout(nodes: readonly GraphNode[], links: readonly GraphLink[]): Map<string, Spot> {
+  return spots(forceLayout(nodes, links), nodes);
+}
+
+function forceLayout(
   nodes: readonly GraphNode[],
   links: readonly GraphLink[],
 ): Map<string, { x: number; y: number }> {
@@ -57,18 +115,24 @@ function layout(
   const simLinks = links
     .filter((l) => known.has(l.source) && known.has(l.target))
     .map((l) => ({ source: l.source, target: l.target }));
+  // A crowded graph gets shorter links and a weaker, bounded repulsion, so that clusters stay
+  // apart from each other without every node pushing every other to the rim.
+  const crowded = nodes.length > 150;
   const simulation = forceSimulation(placed)
     .force(
       'link',
       forceLink<Placed, { source: string; target: string }>(simLinks)
         .id((d) => d.node.id)
-        .distance(90),
+        .distance(crowded ? 30 : 90),
     )
-    .force('charge', forceManyBody().strength(-260))
-    .force('collide', forceCollide(28))
+    .force(
+      'charge',
+      crowded ? forceManyBody().strength(-40).distanceMax(400) : forceManyBody().strength(-260),
+    )
+    .force('collide', forceCollide(crowded ? 9 : 28))
     .force('center', forceCenter(SIZE / 2, SIZE / 2))
     .stop();
-  const ticks = Math.min(400, 80 + nodes.length * 2);
+  const ticks = crowded ? 300 : Math.min(400, 80 + nodes.length * 2);
   for (let i = 0; i < ticks; i++) simulation.tick();
   return fit(placed.map((p) => [p.node.id, { x: p.x ?? SIZE / 2, y: p.y ?? SIZE / 2 }]));
 }
@@ -88,6 +152,54 @@ function fit(points: readonly [string, { x: number; y: number }][]): Map<string,
   );
 }
 
+/** Font size of labels on screen (they keep it at every zoom). */
+const LABEL_PX = 13;
+
+/**
+ * Which labels to show at zoom `k`: in order of priority (selected, its neighbours, marked,
+ * then the most linked), each only where it overlaps no label already placed, so the drawing
+ * never turns into a blur of text; zooming in makes room for more.
+ */
+function placeLabels(
+  nodes: readonly GraphNode[],
+  positions: ReadonlyMap<string, Spot>,
+  priority: (node: GraphNode) => number,
+  k: number,
+): Set<string> {
+  const height = (LABEL_PX + 2) / k;
+  const placed: { x0: number; x1: number; y0: number; y1: number }[] = [];
+  const grid = new Map<string, number[]>();
+  const cell = height * 4;
+  const shown = new Set<string>();
+  const ordered = [...nodes].sort((a, b) => priority(b) - priority(a));
+  for (const node of ordered) {
+    const p = positions.get(node.id);
+    if (!p) continue;
+    const width = (Math.min(28, node.label.length) * LABEL_PX * 0.6) / k;
+    const box = {
+      x0: p.x - width / 2,
+      x1: p.x + width / 2,
+      y0: p.y + p.r + 1 / k,
+      y1: p.y + p.r + 1 / k + height,
+    };
+    const cells: string[] = [];
+    for (let cx = Math.floor(box.x0 / cell); cx <= Math.floor(box.x1 / cell); cx++)
+      for (let cy = Math.floor(box.y0 / cell); cy <= Math.floor(box.y1 / cell); cy++)
+        cells.push(`${cx}:${cy}`);
+    const clash = cells.some((c) =>
+      (grid.get(c) ?? []).some((i) => {
+        const o = placed[i] as (typeof placed)[number];
+        return box.x0 < o.x1 && o.x0 < box.x1 && box.y0 < o.y1 && o.y0 < box.y1;
+      }),
+    );
+    if (clash) continue;
+    placed.push(box);
+    for (const c of cells) grid.set(c, [...(grid.get(c) ?? []), placed.length - 1]);
+    shown.add(node.id);
+  }
+  return shown;
+}
+
 function usePanZoom() {
   const [view, setView] = useState({ x: 0, y: 0, k: 1 });
   const drag = useRef<{ x: number; y: number } | undefined>(undefined);
@@ -101,6 +213,12 @@ function usePanZoom() {
     view,
     zoom,
     reset: () => setView({ x: 0, y: 0, k: 1 }),
+    /** Pans so that (x, y) is in the middle, at zoom at least `k`. */
+    centre: (x: number, y: number, k: number) =>
+      setView((v) => {
+        const zoomed = Math.max(v.k, k);
+        return { k: zoomed, x: SIZE / 2 - x * zoomed, y: SIZE / 2 - y * zoomed };
+      }),
     handlers: {
       onWheel: (event: WheelEvent) => {
         event.preventDefault();
@@ -133,9 +251,9 @@ function usePanZoom() {
  * An interactive node-link drawing: force layout, pan by dragging the background, zoom with
  * the wheel or the buttons, nodes focusable with Tab and opened with Enter or a click.
  */
-export function GraphView({ nodes, links, selected, onSelect, label }: Props) {
+export function GraphView({ nodes, links, selected, onSelect, label, marked }: Props) {
   const positions = useMemo(() => layout(nodes, links), [nodes, links]);
-  const { view, zoom, reset, handlers } = usePanZoom();
+  const { view, zoom, reset, centre, handlers } = usePanZoom();
   const neighbours = useMemo(() => {
     const set = new Set<string>();
     for (const link of links) {
@@ -144,6 +262,33 @@ export function GraphView({ nodes, links, selected, onSelect, label }: Props) {
     }
     return set;
   }, [links, selected]);
+  const degree = useMemo(() => {
+    const count = new Map<string, number>();
+    for (const link of links) {
+      count.set(link.source, (count.get(link.source) ?? 0) + 1);
+      count.set(link.target, (count.get(link.target) ?? 0) + 1);
+    }
+    return count;
+  }, [links]);
+  const labelled = useMemo(
+    () =>
+      placeLabels(
+        nodes,
+        positions,
+        (node) =>
+          (node.id === selected ? 4e6 : 0) +
+          (neighbours.has(node.id) ? 2e6 : 0) +
+          (marked?.has(node.id) ? 1e6 : 0) +
+          (degree.get(node.id) ?? 0),
+        view.k,
+      ),
+    [nodes, positions, selected, neighbours, marked, degree, view.k],
+  );
+  // In a crowded drawing, a node selected from outside it (a search) is brought into view.
+  useEffect(() => {
+    const p = selected === undefined ? undefined : positions.get(selected);
+    if (p && nodes.length > 150) centre(p.x, p.y, 2.5);
+  }, [selected, positions]);
   return (
     <div class="graph">
       <div class="graph-tools" role="toolbar" aria-label="zoom">
@@ -197,7 +342,9 @@ export function GraphView({ nodes, links, selected, onSelect, label }: Props) {
           {nodes.map((node) => {
             const p = positions.get(node.id);
             if (!p) return null;
-            const state = node.id === selected ? ' selected' : neighbours.has(node.id) ? ' near' : '';
+            const state =
+              (node.id === selected ? ' selected' : neighbours.has(node.id) ? ' near' : '') +
+              (marked?.has(node.id) ? ' marked' : '');
             return (
               <g
                 key={node.id}
@@ -216,16 +363,30 @@ export function GraphView({ nodes, links, selected, onSelect, label }: Props) {
                   }
                 }}
               >
-                <circle
-                  r={8 + 12 * (node.weight ?? 0.5)}
-                  style={{ fill: `hsl(${hueOf(node.group)} 50% 45%)` }}
-                />
-                <text y={30} text-anchor="middle">
-                  {node.label.length > 28 ? `${node.label.slice(0, 27)}…` : node.label}
-                </text>
+                <circle r={p.r} style={{ fill: `hsl(${hueOf(node.group)} 50% 45%)` }} />
+                <title>{node.label}</title>
               </g>
             );
           })}
+          {/* Labels above every node, so that no node is drawn over one. */}
+          <g class="glabels" aria-hidden="true">
+            {nodes.map((node) => {
+              const p = positions.get(node.id);
+              if (!p || !labelled.has(node.id)) return null;
+              return (
+                <text
+                  key={node.id}
+                  class={node.id === selected ? 'glabel selected' : 'glabel'}
+                  x={p.x}
+                  y={p.y + p.r + (1 + LABEL_PX) / view.k}
+                  text-anchor="middle"
+                  style={{ fontSize: `${LABEL_PX / view.k}px`, strokeWidth: `${3 / view.k}px` }}
+                >
+                  {node.label.length > 28 ? `${node.label.slice(0, 27)}…` : node.label}
+                </text>
+              );
+            })}
+          </g>
         </g>
       </svg>
     </div>
