@@ -1,0 +1,416 @@
+import pg from 'pg';
+import { HedgehopError } from '../../core/errors.js';
+import type { StoreSeam, StoreTx, TxWork } from '../seam.js';
+import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent } from './migrations.js';
+import { isConnectionError, wrapPgError } from './pg-errors.js';
+import type { PgQuery } from './pg-query.js';
+import { pgRepositories } from './pg-repositories.js';
+import { parsePgUrl, type PgTarget } from './pg-url.js';
+
+/** How a PostgreSQL memory is opened (the subset of `openMemory`'s options an engine needs). */
+export interface PgStoreOptions {
+  /** `full`: a commit is on the server's disk when acknowledged; `normal`: `synchronous_commit = off`. */
+  readonly durability: 'full' | 'normal';
+  /** `exclusive`: no other opener anywhere (a session advisory lock); `shared`: any number. */
+  readonly mode: 'shared' | 'exclusive';
+  /** How long a statement waits for a row lock before the call fails with `BUSY`. */
+  readonly busyTimeoutMs: number;
+  readonly readOnly?: boolean;
+  /** Connections in this process's pool (default 10). */
+  readonly poolSize?: number;
+}
+
+/** How many times a read is run again after its connection was lost (a write never is, once sent). */
+const CONNECTION_RETRIES = 3;
+const RETRY_DELAY_MS = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whole numbers come back as JS numbers: `bigint` columns hold times in milliseconds and ids,
+ * far below 2^53, and `count(*)` is a `bigint`. (node-postgres' default is a string.)
+ */
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if ((oid === INT8_OID || oid === NUMERIC_OID) && format !== 'binary')
+      return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+type Kind = 'read' | 'write';
+
+/** A {@link StoreTx} that refuses use once its transaction's callback has settled. */
+function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
+  const get = <K extends keyof StoreTx>(name: K): StoreTx[K] => {
+    if (!isLive())
+      throw new HedgehopError(
+        'CLOSED',
+        `store.${name}: this transaction has ended (use the tx of a new store.read/store.write)`,
+      );
+    return repos[name];
+  };
+  return {
+    get agents() {
+      return get('agents');
+    },
+    get index() {
+      return get('index');
+    },
+    get conversation() {
+      return get('conversation');
+    },
+    get radial() {
+      return get('radial');
+    },
+    get knowledge() {
+      return get('knowledge');
+    },
+    get leases() {
+      return get('leases');
+    },
+    get recall() {
+      return get('recall');
+    },
+    get reindex() {
+      return get('reindex');
+    },
+    get vectors() {
+      return get('vectors');
+    },
+    get engram() {
+      return get('engram');
+    },
+    get dream() {
+      return get('dream');
+    },
+  };
+}
+
+/** A statement runner over one client that refuses statements once `isLive` turns false. */
+function txQuery(client: pg.PoolClient, isLive: () => boolean, context: string): PgQuery {
+  return {
+    async query<R extends object>(text: string, values?: readonly unknown[]) {
+      if (!isLive())
+        throw new HedgehopError(
+          'CLOSED',
+          `${context}: this transaction has ended (a statement ran after it)`,
+        );
+      const result = await client.query(text, values as unknown[] | undefined);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    },
+  };
+}
+
+/** Where an attempt failed: before the callback ran, inside it, or at COMMIT. */
+type Stage = 'begin' | 'work' | 'commit';
+
+class AttemptError extends Error {
+  constructor(
+    readonly stage: Stage,
+    readonly original: unknown,
+  ) {
+    super('attempt failed');
+  }
+}
+
+/**
+ * The PostgreSQL engine behind the {@link StoreSeam}: a node-postgres pool, one memory per
+ * schema. Each `write` takes a pooled client, `BEGIN` (read committed, row locks do the
+ * rest), `SET LOCAL search_path` to the memory's schema, runs the callback and commits (or
+ * rolls back when it throws); each `read` is a `REPEATABLE READ READ ONLY` snapshot. A read whose
+ * connection drops is run again on a fresh one; a write only when the connection failed
+ * before anything of it was sent, so a write is never doubled.
+ */
+export class PgStore implements StoreSeam {
+  readonly target: PgTarget;
+  readonly options: PgStoreOptions;
+  readonly #pool: pg.Pool;
+  #lock: pg.Client | undefined;
+  #lockLost = false;
+  #closed = false;
+  #migratedFrom = 0;
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  private constructor(target: PgTarget, options: PgStoreOptions) {
+    this.target = target;
+    this.options = options;
+    this.#pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: options.poolSize ?? 10,
+      types,
+      application_name: 'hedgehop',
+      connectionTimeoutMillis: Math.max(options.busyTimeoutMs, 2000),
+    });
+    // An idle client whose server went away emits here; without a listener it would crash the process.
+    this.#pool.on('error', () => undefined);
+    // A checked-out client whose connection dies emits too; the query in flight rejects with it.
+    this.#pool.on('connect', (client) => client.on('error', () => undefined));
+  }
+
+  /** Opens (creating if needed) the memory named by `url`, locks it and brings its schema up to date. */
+  static async open(url: string, options: PgStoreOptions): Promise<PgStore> {
+    const store = new PgStore(parsePgUrl(url), options);
+    try {
+      await store.#takeLock();
+      await store.#prepare();
+      return store;
+    } catch (error) {
+      await store.#shutdown();
+      throw wrapPgError(error, `open ${store.path}`, store.path);
+    }
+  }
+
+  async #prepare(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      const db: PgQuery = {
+        query: async <R extends object>(text: string, values?: readonly unknown[]) => {
+          const result = await client.query(text, values as unknown[] | undefined);
+          return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+        },
+      };
+      if (this.readOnly) this.#migratedFrom = await checkPgVersion(db, this.target.schema, this.path);
+      else this.#migratedFrom = await migratePg(db, this.target.schema, this.path);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Takes the memory's session advisory lock on a connection of its own, held until close:
+   * exclusive for `mode: 'exclusive'`, shared otherwise, so an exclusive opener and any other
+   * opener refuse each other (`LOCKED`), as the SQLite engine's lock file does.
+   */
+  async #takeLock(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.target.connectionString, types });
+    client.on('error', () => {
+      this.#lockLost = true;
+    });
+    await client.connect();
+    const fn = this.options.mode === 'exclusive' ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared';
+    try {
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT ${fn}($1, hashtext($2)) AS ok`, [
+        OPEN_LOCK_CLASS,
+        this.target.schema,
+      ]);
+      if (!rows[0]?.ok) {
+        const held =
+          this.options.mode === 'exclusive' ? 'is open elsewhere' : 'is open exclusively elsewhere';
+        throw new HedgehopError(
+          'LOCKED',
+          `${this.path} ${held} (mode '${this.options.mode}' cannot be granted)`,
+        );
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.#lock = client;
+    this.#lockLost = false;
+  }
+
+  /** After the server restarted, the session lock is gone with its connection: take it again. */
+  async #keepLock(context: string): Promise<void> {
+    if (!this.#lockLost) return;
+    const old = this.#lock;
+    this.#lock = undefined;
+    await old?.end().catch(() => undefined);
+    try {
+      await this.#takeLock();
+    } catch (error) {
+      this.#lockLost = true;
+      throw wrapPgError(error, context, this.path);
+    }
+  }
+
+  /** The memory's URL, its password hidden. */
+  get path(): string {
+    return this.target.display;
+  }
+
+  get readOnly(): boolean {
+    return this.options.readOnly ?? false;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The schema version the memory had before this open (0 for a new memory). */
+  get migratedFrom(): number {
+    return this.#migratedFrom;
+  }
+
+  /** Throws `CLOSED` once the store has been closed. */
+  assertOpen(what = 'this call'): void {
+    if (this.#closed) throw new HedgehopError('CLOSED', `${what}: the memory ${this.path} is closed`);
+  }
+
+  /** Runs `work` against one consistent snapshot (`REPEATABLE READ READ ONLY`). */
+  read<T>(context: string, work: TxWork<T>): Promise<T> {
+    return this.#track(this.#transaction('read', context, work));
+  }
+
+  /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
+  write<T>(context: string, work: TxWork<T>): Promise<T> {
+    if (!this.#closed && this.readOnly)
+      return Promise.reject(new HedgehopError('READ_ONLY', `${context}: the memory is open read-only`));
+    return this.#track(this.#transaction('write', context, work));
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#inFlight.add(promise);
+    const done = (): void => {
+      this.#inFlight.delete(promise);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  async #transaction<T>(kind: Kind, context: string, work: TxWork<T>): Promise<T> {
+    this.assertOpen(context);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#keepLock(context);
+        return await this.#attempt(kind, context, work);
+      } catch (error) {
+        const failure = error instanceof AttemptError ? error : new AttemptError('begin', error);
+        const retry =
+          isConnectionError(failure.original) &&
+          attempt < CONNECTION_RETRIES &&
+          !this.#closed &&
+          (kind === 'read' || failure.stage === 'begin');
+        if (!retry) throw this.#wrap(failure, context);
+        await sleep(RETRY_DELAY_MS * (attempt + 1));
+      }
+    }
+  }
+
+  #wrap(failure: AttemptError, context: string): HedgehopError {
+    const wrapped = wrapPgError(failure.original, context, this.path);
+    if (failure.stage !== 'commit' || wrapped.code !== 'IO' || !isConnectionError(failure.original))
+      return wrapped;
+    return new HedgehopError(
+      'IO',
+      `${context}: the connection to ${this.path} was lost during COMMIT, so the write may or may not have been applied (it was not retried; read it back before writing it again)`,
+      { cause: failure.original },
+    );
+  }
+
+  #begin(kind: Kind): string {
+    const steps = [
+      kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+      `SET LOCAL search_path TO ${quoteIdent(this.target.schema)}`,
+      `SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.options.busyTimeoutMs))}`,
+    ];
+    if (kind === 'write' && this.options.durability === 'normal')
+      steps.push('SET LOCAL synchronous_commit = off');
+    return steps.join('; ');
+  }
+
+  async #attempt<T>(kind: Kind, context: string, work: TxWork<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new AttemptError('begin', error);
+    }
+    let broken = false;
+    let live = true;
+    const isLive = (): boolean => live;
+    try {
+      try {
+        await client.query(this.#begin(kind));
+      } catch (error) {
+        broken = true;
+        throw new AttemptError('begin', error);
+      }
+      let result: T;
+      try {
+        result = await work(liveTx(pgRepositories(txQuery(client, isLive, context)), isLive));
+      } catch (error) {
+        live = false;
+        broken = !(await client.query('ROLLBACK').then(
+          () => true,
+          () => false,
+        ));
+        throw new AttemptError('work', error);
+      }
+      live = false;
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        broken = isConnectionError(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+        throw new AttemptError('commit', error);
+      }
+      return result;
+    } finally {
+      live = false;
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A number that changes when the memory's rows change, from PostgreSQL's per-table counters
+   * (updated when a transaction ends, by any connection to the server).
+   */
+  async dataVersion(): Promise<number> {
+    this.assertOpen('dataVersion');
+    try {
+      const { rows } = await this.#pool.query<{ changes: number }>(
+        `SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS changes
+         FROM pg_stat_user_tables WHERE schemaname = $1`,
+        [this.target.schema],
+      );
+      return rows[0]?.changes ?? 0;
+    } catch (error) {
+      throw wrapPgError(error, 'dataVersion', this.path);
+    }
+  }
+
+  /**
+   * Runs `fn` on a client of its own, outside any transaction the seam runs, with the memory's
+   * schema on its search path (maintenance that manages its own transactions: dump import).
+   */
+  async withClient<T>(context: string, fn: (db: PgQuery) => Promise<T>): Promise<T> {
+    this.assertOpen(context);
+    const run = async (): Promise<T> => {
+      const client = await this.#pool.connect();
+      try {
+        await client.query(`SET search_path TO ${quoteIdent(this.target.schema)}`);
+        return await fn({
+          query: async <R extends object>(text: string, values?: readonly unknown[]) => {
+            const result = await client.query(text, values as unknown[] | undefined);
+            return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+          },
+        });
+      } finally {
+        client.release(true);
+      }
+    };
+    try {
+      return await this.#track(run());
+    } catch (error) {
+      throw wrapPgError(error, context, this.path);
+    }
+  }
+
+  /** Closes the pool once the transactions already running have finished, and drops the lock. */
+  async close(): Promise<void> {
+    if (this.#closed) throw new HedgehopError('CLOSED', `close: the memory ${this.path} is already closed`);
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#shutdown();
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closed = true;
+    await this.#pool.end().catch(() => undefined);
+    await this.#lock?.end().catch(() => undefined);
+    this.#lock = undefined;
+  }
+}
