@@ -37,11 +37,11 @@ import type { FileChange } from '../core/model/radial.js';
 export const DUMP_VERSION = 1;
 
 /** Tables left out of a dump (see the module comment). */
-const TRANSIENT_TABLES: ReadonlySet<string> = new Set(['leases']);
+export const TRANSIENT_TABLES: ReadonlySet<string> = new Set(['leases']);
 /** Virtual tables a dump knows how to do without: rebuilt (FTS) or derived (vocabulary). */
 const DERIVED_VIRTUAL_TABLES: ReadonlySet<string> = new Set(['search_fts', 'search_vocab']);
 /** The sqlite-vec table of recall vectors, dumped through its own columns. */
-const VECTOR_TABLE = 'search_vec';
+export const VECTOR_TABLE = 'search_vec';
 const VECTOR_COLUMNS = ['rowid', 'agent_id', 'embedding'] as const;
 
 /** One dumped table as the header describes it. */
@@ -169,9 +169,14 @@ function createVectorTable(engine: Engine, table: DumpTable): void {
 
 // ---- values --------------------------------------------------------------------------------
 
-type DumpValue = string | number | null | { readonly $blob: string } | { readonly $real: string | number };
+export type DumpValue =
+  | string
+  | number
+  | null
+  | { readonly $blob: string }
+  | { readonly $real: string | number };
 
-function encodeValue(value: unknown, type: string | undefined): DumpValue {
+export function encodeValue(value: unknown, type: string | undefined): DumpValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'bigint') return Number(value);
@@ -185,7 +190,7 @@ function encodeValue(value: unknown, type: string | undefined): DumpValue {
   throw new HedgehopError('IO', `dump: cannot encode a ${typeof value} value`);
 }
 
-function decodeValue(value: unknown, where: string): unknown {
+export function decodeValue(value: unknown, where: string): unknown {
   if (value === null || typeof value === 'string') return value;
   if (typeof value === 'number') return value;
   if (typeof value === 'object' && !Array.isArray(value)) {
@@ -262,7 +267,7 @@ function* readRows(engine: Engine, shape: TableShape): Generator<DumpValue[]> {
 
 const MAX_REPORTED_LINE = 120;
 
-function parseJsonLine(text: string, line: number): unknown {
+export function parseJsonLine(text: string, line: number): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -270,7 +275,8 @@ function parseJsonLine(text: string, line: number): unknown {
   }
 }
 
-function parseHeader(value: unknown, engine: Engine): DumpHeader {
+/** Validates a dump's header line against the schema version of the memory it goes into. */
+export function parseHeader(value: unknown, schemaVersion: number): DumpHeader {
   if (typeof value !== 'object' || value === null || (value as { format?: unknown }).format !== DUMP_FORMAT) {
     throw invalidInput('line 1', `is not a hedgehop dump header (expected "format": "${DUMP_FORMAT}")`);
   }
@@ -281,7 +287,6 @@ function parseHeader(value: unknown, engine: Engine): DumpHeader {
       `line 1: dump format version ${String(header.version)} is not supported (this build reads version ${DUMP_VERSION})`,
     );
   }
-  const schemaVersion = engine.pragma('importDump', 'user_version') as number;
   if (header.schemaVersion !== schemaVersion) {
     throw new HedgehopError(
       'VERSION',
@@ -392,7 +397,21 @@ function insertRow(
   return target.table.name;
 }
 
-interface IndexDocRow {
+/** Refuses a dump whose tables do not hold as many rows as its header says. */
+export function assertCounts(header: DumpHeader, counts: ReadonlyMap<string, number>): void {
+  for (const table of header.tables) {
+    const got = counts.get(table.name) ?? 0;
+    if (got !== table.rows) {
+      throw invalidInput(
+        'dump',
+        `table ${table.name} has ${got} rows, the header says ${table.rows} (truncated dump?)`,
+      );
+    }
+  }
+}
+
+/** A recall-index row, as far as rebuilding its text needs. */
+export interface IndexDocRow {
   rowid: number;
   agent_id: number | null;
   layer: IndexLayer;
@@ -400,48 +419,78 @@ interface IndexDocRow {
   part: string;
 }
 
-/** The text a recall-index row holds, read from the verbatim tables (undefined: record gone). */
-function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
+/**
+ * Where each layer's index text is read from: one statement with one `?` parameter (the key
+ * of `doc`), whose row {@link composeIndexText} turns into the text. Shared by both engines'
+ * dump imports (PostgreSQL writes the parameter as `$1`).
+ */
+export const INDEX_SOURCES: Readonly<
+  Record<string, { readonly sql: string; key(doc: IndexDocRow): unknown }>
+> = {
+  archive: {
+    sql: 'SELECT kind, role, speaker, event_type, content FROM archive WHERE id = ?',
+    key: (doc) => Number(doc.ref),
+  },
+  topic: {
+    sql: 'SELECT name, keywords, keywords_state, outcome FROM topics WHERE id = ?',
+    key: (doc) => doc.ref,
+  },
+  knowledge: {
+    sql: 'SELECT title, type, content, keywords, observations FROM kg_nodes WHERE id = ?',
+    key: (doc) => doc.ref,
+  },
+  profile: {
+    sql: 'SELECT name, role, personality, preferences FROM profiles WHERE agent_id = ?',
+    key: (doc) => doc.agent_id ?? Number(doc.ref),
+  },
+  radial: {
+    sql: `SELECT task_label, conversation_summary, file_changes, todos, full_context, s_origin, s_brief, s_summary, s_detailed
+           FROM nodes WHERE id = ?`,
+    key: (doc) => doc.ref,
+  },
+};
+
+/** The text of a recall-index row from its source row (see {@link INDEX_SOURCES}; undefined: record gone). */
+export function composeIndexText(
+  doc: IndexDocRow,
+  found: Record<string, unknown> | undefined,
+): string | undefined {
+  if (!found) return undefined;
   switch (doc.layer) {
     case 'archive': {
-      const row = engine
-        .statement('SELECT kind, role, speaker, event_type, content FROM archive WHERE id = ?')
-        .get(Number(doc.ref)) as
-        | {
-            kind: ArchiveKind;
-            role: UtteranceRole | null;
-            speaker: string | null;
-            event_type: string | null;
-            content: string;
-          }
-        | undefined;
-      return row
-        ? archiveIndexText({
-            kind: row.kind,
-            role: row.role ?? undefined,
-            speaker: row.speaker ?? undefined,
-            eventType: row.event_type ?? undefined,
-            content: row.content,
-          })
-        : undefined;
+      const row = found as {
+        kind: ArchiveKind;
+        role: UtteranceRole | null;
+        speaker: string | null;
+        event_type: string | null;
+        content: string;
+      };
+      return archiveIndexText({
+        kind: row.kind,
+        role: row.role ?? undefined,
+        speaker: row.speaker ?? undefined,
+        eventType: row.event_type ?? undefined,
+        content: row.content,
+      });
     }
     case 'topic': {
-      const row = engine
-        .statement('SELECT name, keywords, keywords_state, outcome FROM topics WHERE id = ?')
-        .get(doc.ref) as
-        | { name: string | null; keywords: string; keywords_state: string; outcome: string | null }
-        | undefined;
-      if (!row) return undefined;
+      const row = found as {
+        name: string | null;
+        keywords: string;
+        keywords_state: string;
+        outcome: string | null;
+      };
       const keywords = row.keywords_state === 'pending' ? [] : (JSON.parse(row.keywords) as string[]);
       return topicIndexText({ name: row.name ?? undefined, keywords, outcome: row.outcome ?? undefined });
     }
     case 'knowledge': {
-      const row = engine
-        .statement('SELECT title, type, content, keywords, observations FROM kg_nodes WHERE id = ?')
-        .get(doc.ref) as
-        | { title: string; type: string; content: string; keywords: string; observations: string }
-        | undefined;
-      if (!row) return undefined;
+      const row = found as {
+        title: string;
+        type: string;
+        content: string;
+        keywords: string;
+        observations: string;
+      };
       return knowledgeIndexText(row.title, {
         type: row.type,
         content: row.content,
@@ -450,12 +499,7 @@ function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
       });
     }
     case 'profile': {
-      const row = engine
-        .statement('SELECT name, role, personality, preferences FROM profiles WHERE agent_id = ?')
-        .get(doc.agent_id ?? Number(doc.ref)) as
-        | { name: string; role: string; personality: string; preferences: string }
-        | undefined;
-      if (!row) return undefined;
+      const row = found as { name: string; role: string; personality: string; preferences: string };
       return profileIndexText({
         name: row.name,
         role: row.role,
@@ -468,13 +512,7 @@ function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
       } as Parameters<typeof profileIndexText>[0]);
     }
     case 'radial': {
-      const row = engine
-        .statement(
-          `SELECT task_label, conversation_summary, file_changes, todos, full_context, s_origin, s_brief, s_summary, s_detailed
-           FROM nodes WHERE id = ?`,
-        )
-        .get(doc.ref) as Record<string, string | null> | undefined;
-      if (!row) return undefined;
+      const row = found as Record<string, string | null>;
       const summaries: { [level: string]: string } = {};
       for (const level of ['origin', 'brief', 'summary', 'detailed'] as const) {
         const text = row[`s_${level}`];
@@ -495,6 +533,14 @@ function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** The text a recall-index row holds, read from the verbatim tables (undefined: record gone). */
+function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
+  const source = INDEX_SOURCES[doc.layer];
+  if (!source) return undefined;
+  const row = engine.statement(source.sql).get(source.key(doc)) as Record<string, unknown> | undefined;
+  return composeIndexText(doc, row);
 }
 
 /** Deferred foreign keys would only fail at COMMIT; check first, to name what is wrong. */
@@ -546,7 +592,7 @@ export function importDump(
       if (text.trim().length === 0) continue;
       const value = parseJsonLine(text, lineNumber);
       if (!header || !tables) {
-        header = parseHeader(value, engine);
+        header = parseHeader(value, engine.pragma('importDump', 'user_version') as number);
         const vectors = header.tables.find((t) => t.name === VECTOR_TABLE);
         if (vectors) {
           assertEmpty(
@@ -565,15 +611,7 @@ export function importDump(
       if (++done % 500 === 0) options.onProgress?.(done, total);
     }
     if (!header) throw invalidInput('dump', 'is empty (no header line)');
-    for (const table of header.tables) {
-      const got = counts.get(table.name) ?? 0;
-      if (got !== table.rows) {
-        throw invalidInput(
-          'dump',
-          `table ${table.name} has ${got} rows, the header says ${table.rows} (truncated dump?)`,
-        );
-      }
-    }
+    assertCounts(header, counts);
     assertReferencesHold(engine);
     const indexRows = rebuildIndexText(engine);
     options.onProgress?.(done, total);

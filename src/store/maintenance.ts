@@ -28,7 +28,7 @@ export interface CheckReport {
   readonly skipped: readonly { readonly check: string; readonly reason: string }[];
 }
 
-const COUNTED_TABLES: Readonly<Record<string, string>> = {
+export const COUNTED_TABLES: Readonly<Record<string, string>> = {
   lines: 'lines',
   nodes: 'nodes',
   scenes: 'scenes',

@@ -54,6 +54,11 @@ export class PgAgentsRepo implements AgentsRepository {
     return { agent: (await this.byName(name)) as AgentRow, created: false };
   }
 
+  /** The primary agent, if the memory has one yet. */
+  primary(): Promise<AgentRow | undefined> {
+    return this.#one(`SELECT ${COLUMNS} FROM agents WHERE is_primary = 1`);
+  }
+
   byName(name: string): Promise<AgentRow | undefined> {
     return this.#one(`SELECT ${COLUMNS} FROM agents WHERE name = $1`, [name]);
   }

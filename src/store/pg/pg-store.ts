@@ -1,6 +1,10 @@
 import pg from 'pg';
 import { HedgehopError } from '../../core/errors.js';
 import type { StoreSeam, StoreTx, TxWork } from '../seam.js';
+import type { DumpHeader, DumpImportReport, DumpProgress } from '../dump-repo.js';
+import type { CheckReport, FileStats } from '../maintenance.js';
+import { exportPgDump, importPgDump, writePgIndexText } from './dump.js';
+import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
 import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent } from './migrations.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
@@ -41,6 +45,12 @@ const types = {
 };
 
 type Kind = 'read' | 'write';
+
+/** A seam callback as the engine runs it: handed the repositories over the transaction's client. */
+const seamWork =
+  <T>(work: TxWork<T>) =>
+  async (db: PgQuery, isLive: () => boolean): Promise<T> =>
+    work(liveTx(pgRepositories(db), isLive));
 
 /** A {@link StoreTx} that refuses use once its transaction's callback has settled. */
 function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
@@ -251,14 +261,24 @@ export class PgStore implements StoreSeam {
 
   /** Runs `work` against one consistent snapshot (`REPEATABLE READ READ ONLY`). */
   read<T>(context: string, work: TxWork<T>): Promise<T> {
-    return this.#track(this.#transaction('read', context, work));
+    return this.#track(this.#transaction('read', context, seamWork(work)));
   }
 
   /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
   write<T>(context: string, work: TxWork<T>): Promise<T> {
     if (!this.#closed && this.readOnly)
       return Promise.reject(new HedgehopError('READ_ONLY', `${context}: the memory is open read-only`));
-    return this.#track(this.#transaction('write', context, work));
+    return this.#track(this.#transaction('write', context, seamWork(work)));
+  }
+
+  /**
+   * Runs `fn` with the transaction's raw statement runner, for the engine's own maintenance
+   * (stats, check, dump): a `read` snapshot or an atomic `write`, retried as the seam's are.
+   */
+  sql<T>(kind: Kind, context: string, fn: (db: PgQuery) => Promise<T>): Promise<T> {
+    if (kind === 'write' && !this.#closed && this.readOnly)
+      return Promise.reject(new HedgehopError('READ_ONLY', `${context}: the memory is open read-only`));
+    return this.#track(this.#transaction(kind, context, fn));
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {
@@ -270,7 +290,11 @@ export class PgStore implements StoreSeam {
     return promise;
   }
 
-  async #transaction<T>(kind: Kind, context: string, work: TxWork<T>): Promise<T> {
+  async #transaction<T>(
+    kind: Kind,
+    context: string,
+    work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+  ): Promise<T> {
     this.assertOpen(context);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -311,7 +335,11 @@ export class PgStore implements StoreSeam {
     return steps.join('; ');
   }
 
-  async #attempt<T>(kind: Kind, context: string, work: TxWork<T>): Promise<T> {
+  async #attempt<T>(
+    kind: Kind,
+    context: string,
+    work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+  ): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -330,7 +358,7 @@ export class PgStore implements StoreSeam {
       }
       let result: T;
       try {
-        result = await work(liveTx(pgRepositories(txQuery(client, isLive, context)), isLive));
+        result = await work(txQuery(client, isLive, context), isLive);
       } catch (error) {
         live = false;
         broken = !(await client.query('ROLLBACK').then(
@@ -397,6 +425,37 @@ export class PgStore implements StoreSeam {
     } catch (error) {
       throw wrapPgError(error, context, this.path);
     }
+  }
+
+  /** Sizes and live row counts (see {@link pgStats}). */
+  stats(): Promise<FileStats> {
+    return this.sql('read', 'stats', (db) => pgStats(db, this.path));
+  }
+
+  /** Verifies the memory's schema, constraints and indexes; throws `CORRUPT` with what was found. */
+  check(): Promise<CheckReport> {
+    return this.sql('read', 'check', (db) => pgCheck(db, this.path));
+  }
+
+  /** A no-op that says so: the server manages its own WAL. */
+  async checkpoint(): Promise<typeof PG_CHECKPOINT> {
+    this.assertOpen('checkpoint');
+    return PG_CHECKPOINT;
+  }
+
+  /** Writes the memory as hedgehop's JSONL dump from one snapshot (see src/store/pg/dump.ts). */
+  exportDump(write: (line: string) => void, onProgress?: DumpProgress): Promise<DumpHeader> {
+    return this.sql('read', 'exportDump', (db) => exportPgDump(db, write, onProgress));
+  }
+
+  /** Imports a dump into this (empty) memory in one transaction. */
+  importDump(
+    lines: Iterable<string> | AsyncIterable<string>,
+    options: { readonly onProgress?: DumpProgress | undefined } = {},
+  ): Promise<DumpImportReport> {
+    return this.sql('write', 'importDump', (db) =>
+      importPgDump(db, lines, { ...options, where: this.path, writeIndexText: writePgIndexText }),
+    );
   }
 
   /** Closes the pool once the transactions already running have finished, and drops the lock. */

@@ -1,0 +1,357 @@
+/**
+ * hedgehop's JSONL dump (src/store/dump-repo.ts) on PostgreSQL, byte for byte the same as the
+ * SQLite engine writes for the same memory, so a dump moves SQLite → PostgreSQL → SQLite
+ * unchanged. The dump's tables and columns are the SQLite schema's (read once from an
+ * in-memory SQLite database the migrations build): PostgreSQL-only tables (the version table,
+ * the index totals) and derived columns (the index's `tsvector`) are not part of it, and the
+ * index is rebuilt on import from the imported records, as on SQLite.
+ */
+import Database from 'better-sqlite3';
+import { HedgehopError, invalidInput } from '../../core/errors.js';
+import { DUMP_FORMAT } from '../../core/model/dump.js';
+import {
+  assertCounts,
+  composeIndexText,
+  decodeValue,
+  DUMP_VERSION,
+  encodeValue,
+  INDEX_SOURCES,
+  parseHeader,
+  parseJsonLine,
+  TRANSIENT_TABLES,
+  VECTOR_TABLE,
+  type DumpHeader,
+  type DumpImportReport,
+  type DumpProgress,
+  type DumpTable,
+  type IndexDocRow,
+} from '../dump-repo.js';
+import { MIGRATIONS } from '../migrations/index.js';
+import type { SqlDatabase } from '../sql-database.js';
+import { VERSION_TABLE } from './migrations.js';
+import type { PgQuery } from './pg-query.js';
+
+/** One table of the dump, as the SQLite schema defines it. */
+export interface DumpLayoutTable {
+  readonly name: string;
+  readonly columns: readonly string[];
+  /** Primary-key columns, in key order (rows are dumped in that order). */
+  readonly key: readonly string[];
+  /** The columns holding text (ordered byte-wise, as SQLite compares them). */
+  readonly text: ReadonlySet<string>;
+}
+
+let layout: readonly DumpLayoutTable[] | undefined;
+
+/** The dump's tables, in name order, from the schema SQLite's migrations create. */
+export function dumpLayout(): readonly DumpLayoutTable[] {
+  if (layout) return layout;
+  const db = new Database(':memory:');
+  try {
+    for (const migration of MIGRATIONS) migration.up(db as unknown as SqlDatabase);
+    const list = (db.pragma('table_list') as { name: string; type: string; schema: string }[]).filter(
+      (row) => row.schema === 'main' && !row.name.startsWith('sqlite_'),
+    );
+    const virtual = list.filter((row) => row.type === 'virtual').map((row) => row.name);
+    const tables = list
+      .filter((row) => row.type === 'table' && !TRANSIENT_TABLES.has(row.name))
+      .filter((row) => !virtual.some((v) => row.name.startsWith(`${v}_`)))
+      .map((row): DumpLayoutTable => {
+        const columns = db.pragma(`table_info("${row.name}")`) as {
+          name: string;
+          type: string;
+          pk: number;
+        }[];
+        return {
+          name: row.name,
+          columns: columns.map((c) => c.name),
+          key: columns
+            .filter((c) => c.pk > 0)
+            .sort((a, b) => a.pk - b.pk)
+            .map((c) => c.name),
+          text: new Set(columns.filter((c) => c.type.toUpperCase() === 'TEXT').map((c) => c.name)),
+        };
+      });
+    layout = tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return layout;
+  } finally {
+    db.close();
+  }
+}
+
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+async function tableExists(db: PgQuery, name: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [name]);
+  return rows[0]?.found ?? false;
+}
+
+async function schemaVersion(db: PgQuery): Promise<number> {
+  const { rows } = await db.query<{ version: number }>(`SELECT version FROM ${VERSION_TABLE}`);
+  return rows[0]?.version ?? 0;
+}
+
+async function refuseVectors(db: PgQuery, context: string): Promise<void> {
+  if (await tableExists(db, VECTOR_TABLE))
+    throw new HedgehopError(
+      'IO',
+      `${context}: this memory holds recall vectors, which the PostgreSQL dump does not carry yet; nothing was written`,
+    );
+}
+
+/** `ORDER BY` of a table's key: text compared byte-wise (`COLLATE "C"`), as SQLite does. */
+function keyOrder(table: DumpLayoutTable): string {
+  if (table.key.length === 0) throw new HedgehopError('IO', `dump: table ${table.name} has no primary key`);
+  return table.key.map((c) => (table.text.has(c) ? `${quote(c)} COLLATE "C"` : quote(c))).join(', ');
+}
+
+/**
+ * Writes the memory as a dump through `write`, one line per call. Must run inside one
+ * `REPEATABLE READ` transaction (one snapshot) with the memory's schema on the search path.
+ */
+export async function exportPgDump(
+  db: PgQuery,
+  write: (line: string) => void,
+  onProgress?: DumpProgress,
+): Promise<DumpHeader> {
+  await refuseVectors(db, 'exportDump');
+  const shapes = dumpLayout();
+  const tables: DumpTable[] = [];
+  for (const shape of shapes) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(shape.name)}`);
+    tables.push({ name: shape.name, columns: shape.columns, rows: rows[0]?.n ?? 0 });
+  }
+  const header: DumpHeader = {
+    format: DUMP_FORMAT,
+    version: DUMP_VERSION,
+    schemaVersion: await schemaVersion(db),
+    tables,
+  };
+  write(`${JSON.stringify(header)}\n`);
+  const total = tables.reduce((sum, table) => sum + table.rows, 0);
+  let done = 0;
+  for (const shape of shapes) {
+    const columns = shape.columns.map(quote).join(', ');
+    await db.query(
+      `DECLARE hedgehop_dump NO SCROLL CURSOR FOR SELECT ${columns} FROM ${quote(shape.name)} ORDER BY ${keyOrder(shape)}`,
+    );
+    for (;;) {
+      const { rows } = await db.query<Record<string, unknown>>('FETCH 500 FROM hedgehop_dump');
+      for (const raw of rows) {
+        const row = shape.columns.map((column) => encodeValue(raw[column], undefined));
+        write(`${JSON.stringify({ table: shape.name, row })}\n`);
+        if (++done % 500 === 0) onProgress?.(done, total);
+      }
+      if (rows.length < 500) break;
+    }
+    await db.query('CLOSE hedgehop_dump');
+  }
+  onProgress?.(done, total);
+  return header;
+}
+
+// ---- import --------------------------------------------------------------------------------
+
+/** How the PostgreSQL index stores the text of one `search_docs` row (the index repository's own). */
+export type WriteIndexText = (db: PgQuery, rowid: number, text: string) => Promise<void>;
+
+/** Stores a rebuilt index text (until the PostgreSQL index repository provides its own: refuses). */
+export const writePgIndexText: WriteIndexText = async () => {
+  throw new HedgehopError('IO', 'importDump: the PostgreSQL engine has no index repository yet');
+};
+
+interface Target {
+  readonly table: DumpTable;
+  readonly insert: string;
+}
+
+function matchTables(header: DumpHeader): Map<string, Target> {
+  const ours = new Map(dumpLayout().map((shape) => [shape.name, shape]));
+  const out = new Map<string, Target>();
+  for (const table of header.tables) {
+    const shape = ours.get(table.name);
+    if (!shape) throw invalidInput('line 1.tables', `names a table this memory does not have: ${table.name}`);
+    if (table.columns.join('\u0000') !== shape.columns.join('\u0000')) {
+      throw invalidInput(
+        'line 1.tables',
+        `table ${table.name} has columns [${table.columns.join(', ')}], expected [${shape.columns.join(', ')}]`,
+      );
+    }
+    const params = table.columns.map((_, i) => `$${i + 1}`).join(', ');
+    out.set(table.name, {
+      table,
+      insert: `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(', ')}) VALUES (${params})`,
+    });
+  }
+  for (const name of ours.keys()) {
+    if (!out.has(name)) throw invalidInput('line 1.tables', `does not list the table ${name}`);
+  }
+  return out;
+}
+
+/** Refuses a memory holding anything but the primary agent a first open created (removed here). */
+async function assertEmpty(db: PgQuery, where: string): Promise<void> {
+  for (const shape of dumpLayout()) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(shape.name)}`);
+    const n = rows[0]?.n ?? 0;
+    if (n === 0 || (shape.name === 'agents' && n === 1)) continue;
+    throw new HedgehopError(
+      'CONFLICT',
+      `importDump: ${where} is not empty (table ${shape.name} has ${n} rows); import a dump into a new memory`,
+    );
+  }
+  await db.query('DELETE FROM agents WHERE is_primary = 1');
+  const { rows } = await db.query<{ n: number }>('SELECT count(*) AS n FROM agents');
+  if ((rows[0]?.n ?? 0) > 0)
+    throw new HedgehopError(
+      'CONFLICT',
+      `importDump: ${where} already has agents; import a dump into a new memory`,
+    );
+}
+
+/** The memory's foreign keys that are checked at once, made deferrable for the import (undone after). */
+async function deferForeignKeys(db: PgQuery): Promise<{ table: string; name: string }[]> {
+  const { rows } = await db.query<{ table: string; name: string }>(
+    `SELECT c.conrelid::regclass::text AS table, c.conname AS name
+     FROM pg_constraint c WHERE c.contype = 'f' AND NOT c.condeferrable
+       AND c.connamespace = current_schema()::regnamespace`,
+  );
+  for (const fk of rows)
+    await db.query(
+      `ALTER TABLE ${fk.table} ALTER CONSTRAINT ${quote(fk.name)} DEFERRABLE INITIALLY DEFERRED`,
+    );
+  return rows;
+}
+
+/** Checks every deferred reference now, naming the first that fails, and makes the keys immediate again. */
+async function checkForeignKeys(
+  db: PgQuery,
+  deferred: readonly { table: string; name: string }[],
+): Promise<void> {
+  try {
+    await db.query('SAVEPOINT hedgehop_fk');
+    await db.query('SET CONSTRAINTS ALL IMMEDIATE');
+    await db.query('RELEASE SAVEPOINT hedgehop_fk');
+  } catch (error) {
+    await db.query('ROLLBACK TO SAVEPOINT hedgehop_fk');
+    const detail = (error as { detail?: string }).detail ?? (error as Error).message;
+    throw invalidInput('dump', `rows refer to rows the dump does not hold (${detail})`);
+  }
+  for (const fk of deferred)
+    await db.query(`ALTER TABLE ${fk.table} ALTER CONSTRAINT ${quote(fk.name)} NOT DEFERRABLE`);
+}
+
+async function insertRow(
+  db: PgQuery,
+  tables: Map<string, Target>,
+  value: unknown,
+  line: number,
+): Promise<string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalidInput(`line ${line}`, 'must be a JSON object { "table", "row" }');
+  const { table: name, row } = value as { table?: unknown; row?: unknown };
+  const target = typeof name === 'string' ? tables.get(name) : undefined;
+  if (!target) throw invalidInput(`line ${line}.table`, `names no table of the header: ${String(name)}`);
+  if (!Array.isArray(row) || row.length !== target.table.columns.length)
+    throw invalidInput(`line ${line}.row`, `must be a list of ${target.table.columns.length} values`);
+  const values = row.map((cell, i) => decodeValue(cell, `line ${line}.row.${i}`));
+  try {
+    await db.query('SAVEPOINT hedgehop_row');
+    await db.query(target.insert, values);
+    await db.query('RELEASE SAVEPOINT hedgehop_row');
+  } catch (error) {
+    await db.query('ROLLBACK TO SAVEPOINT hedgehop_row');
+    const message = error instanceof Error ? error.message : String(error);
+    throw new HedgehopError(
+      'INVALID_INPUT',
+      `line ${line}: row refused by ${target.table.name}: ${message}`,
+      {
+        field: `line ${line}`,
+        cause: error,
+      },
+    );
+  }
+  return target.table.name;
+}
+
+/** Moves every identity column's sequence past the largest imported value. */
+async function advanceSequences(db: PgQuery): Promise<void> {
+  const { rows } = await db.query<{ table_name: string; column_name: string }>(
+    `SELECT table_name, column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND is_identity = 'YES'`,
+  );
+  for (const { table_name: table, column_name: column } of rows) {
+    await db.query(
+      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(column)}) FROM ${quote(table)}), 0) + 1, false)`,
+      [quote(table), column],
+    );
+  }
+}
+
+/** Rebuilds the index text of every `search_docs` row from the imported records. */
+async function rebuildIndexText(db: PgQuery, writeText: WriteIndexText): Promise<number> {
+  const { rows: docs } = await db.query<IndexDocRow>(
+    'SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid',
+  );
+  for (const doc of docs) {
+    const source = INDEX_SOURCES[doc.layer];
+    const found = source
+      ? (await db.query<Record<string, unknown>>(source.sql.replace('?', '$1'), [source.key(doc)])).rows[0]
+      : undefined;
+    await writeText(db, doc.rowid, composeIndexText(doc, found) ?? '');
+  }
+  return docs.length;
+}
+
+/**
+ * Imports a dump into an empty memory. Must run inside one write transaction with the
+ * memory's schema on the search path: every line is validated (a bad line refuses the whole
+ * dump, naming the line, and the transaction rolls back), row counts must match the header,
+ * and the recall index's text is rebuilt from the imported records.
+ */
+export async function importPgDump(
+  db: PgQuery,
+  lines: Iterable<string> | AsyncIterable<string>,
+  options: {
+    readonly where: string;
+    readonly writeIndexText: WriteIndexText;
+    readonly onProgress?: DumpProgress | undefined;
+  },
+): Promise<DumpImportReport> {
+  const version = await schemaVersion(db);
+  let header: DumpHeader | undefined;
+  let tables: Map<string, Target> | undefined;
+  let deferred: { table: string; name: string }[] = [];
+  const counts = new Map<string, number>();
+  let total = 0;
+  let done = 0;
+  let lineNumber = 0;
+  for await (const text of lines) {
+    lineNumber++;
+    if (text.trim().length === 0) continue;
+    const value = parseJsonLine(text, lineNumber);
+    if (!header || !tables) {
+      header = parseHeader(value, version);
+      if (header.tables.some((t) => t.name === VECTOR_TABLE))
+        throw new HedgehopError(
+          'IO',
+          `importDump: the dump holds recall vectors, which the PostgreSQL engine does not import yet; nothing was written`,
+        );
+      tables = matchTables(header);
+      await assertEmpty(db, options.where);
+      deferred = await deferForeignKeys(db);
+      total = header.tables.reduce((sum, t) => sum + t.rows, 0);
+      continue;
+    }
+    const name = await insertRow(db, tables, value, lineNumber);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    if (++done % 500 === 0) options.onProgress?.(done, total);
+  }
+  if (!header) throw invalidInput('dump', 'is empty (no header line)');
+  assertCounts(header, counts);
+  await checkForeignKeys(db, deferred);
+  await advanceSequences(db);
+  const indexRows = await rebuildIndexText(db, options.writeIndexText);
+  options.onProgress?.(done, total);
+  return { schemaVersion: header.schemaVersion, tables: header.tables.length, rows: done, indexRows };
+}
