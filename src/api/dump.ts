@@ -10,6 +10,7 @@ import {
   type DumpImportReport,
   type DumpProgress,
 } from '../store/dump-repo.js';
+import { isServerUrl } from '../store/memory-store.js';
 import { Store } from '../store/store.js';
 import type { MemoryDB } from './memory-db.js';
 
@@ -34,7 +35,8 @@ export async function exportDump(
 ): Promise<DumpHeader> {
   if (typeof write !== 'function')
     throw new HedgehopError('INVALID_INPUT', 'write: must be a function', { field: 'write' });
-  const store = db.store;
+  const store = db.memoryStore;
+  if (!(store instanceof Store)) return store.exportDump(write, options.onProgress);
   return store.exclusive('exportDump', () => exportStoreDump(store.engine, write, options.onProgress));
 }
 
@@ -66,6 +68,7 @@ export async function importDump(
 ): Promise<DumpImportReport> {
   const target = parseInput(z.string().min(1, 'must not be empty'), path, 'path');
   const settings = parseInput(importOptionsSchema, options, 'options');
+  if (isServerUrl(target)) return importServerDump(target, lines, settings);
   const full = resolve(target);
   if (existsSync(full) && statSync(full).isDirectory()) {
     throw new HedgehopError('INVALID_INPUT', `path: ${full} is a directory`, { field: 'path' });
@@ -87,4 +90,23 @@ export async function importDump(
 /** Splits text into lines for {@link importDump}. */
 export function dumpLines(text: string): string[] {
   return text.split('\n');
+}
+
+/** {@link importDump} into a memory on a PostgreSQL server (a new one, or one holding nothing yet). */
+async function importServerDump(
+  url: string,
+  lines: Iterable<string>,
+  settings: z.output<typeof importOptionsSchema>,
+): Promise<DumpImportReport> {
+  const { PgStore } = await import('../store/pg/pg-store.js');
+  const store = await PgStore.open(url, {
+    durability: settings.durability,
+    mode: 'exclusive',
+    busyTimeoutMs: settings.busyTimeoutMs,
+  });
+  try {
+    return await store.importDump(lines, { onProgress: settings.onProgress });
+  } finally {
+    await store.close();
+  }
 }

@@ -34,7 +34,7 @@ import {
   type KnowledgeItemsImportReport,
 } from '../core/model/knowledge.js';
 import { itemsToBatches, knowledgeItemsSchema, type KnowledgeItem } from '../core/model/knowledge-items.js';
-import type { Store } from '../store/store.js';
+import type { MemoryStore } from '../store/memory-store.js';
 import { MemoryServerGraph, type MemoryServerOptions } from './memory-server-graph.js';
 
 /** Default number of hits of {@link KnowledgeStore.search}. */
@@ -62,17 +62,17 @@ const DEFAULT_SEARCH_HITS = 100;
  * ```
  */
 export class KnowledgeStore {
-  readonly #store: Store;
+  readonly #store: MemoryStore;
   readonly #graphs: KnowledgeGraphs;
 
   /** @internal Reach it as `db.knowledge`. */
-  constructor(store: Store, clock: Clock) {
+  constructor(store: MemoryStore, clock: Clock) {
     this.#store = store;
     this.#graphs = new KnowledgeGraphs(store, clock);
   }
 
   #assertOpen(what: string): void {
-    this.#store.engine.assertOpen(`knowledge.${what}`);
+    this.#store.assertOpen(`knowledge.${what}`);
   }
 
   /**

@@ -7,6 +7,8 @@ import { OfflineSummarizer } from '../llm/offline-summarizer.js';
 import type { MemoryContext, MemorySettings } from '../memory/context.js';
 import type { CheckReport, FileStats } from '../store/maintenance.js';
 import { Store } from '../store/store.js';
+import { closeFailed, openStore, type MemoryStore } from '../store/memory-store.js';
+import { compactServerStore } from './server-compact.js';
 import type { AgentRow } from '../store/agents-repo.js';
 import { Agent, type AgentInfo } from './agent.js';
 import { provideStandaloneOpen } from './radial-memory.js';
@@ -64,7 +66,7 @@ export function chooseSummarizer(options: {
  * An open memory file. Get agents from it, and maintain it.
  */
 export class MemoryDB {
-  readonly #store: Store;
+  readonly #store: MemoryStore;
   readonly #options: ResolvedOpenOptions;
   readonly #summarizer: Summarizer;
   readonly #clock: MonotonicClock;
@@ -74,7 +76,12 @@ export class MemoryDB {
   readonly #primary: Agent;
   #knowledge: KnowledgeStore | undefined;
 
-  private constructor(store: Store, options: ResolvedOpenOptions, clock: MonotonicClock, primary: AgentRow) {
+  private constructor(
+    store: MemoryStore,
+    options: ResolvedOpenOptions,
+    clock: MonotonicClock,
+    primary: AgentRow,
+  ) {
     this.#store = store;
     this.#options = options;
     this.#summarizer = chooseSummarizer(options);
@@ -88,7 +95,7 @@ export class MemoryDB {
   }
 
   /** The primary agent's row, created on a writable file's first open. */
-  static async #primaryRow(store: Store, readOnly: boolean, clock: MonotonicClock): Promise<AgentRow> {
+  static async #primaryRow(store: MemoryStore, readOnly: boolean, clock: MonotonicClock): Promise<AgentRow> {
     // Read first: opening a file that has its primary agent takes no write lock (reads never block).
     const found = await store.read('open', (tx) => tx.agents.primary());
     const row =
@@ -106,7 +113,7 @@ export class MemoryDB {
     const checkedPath = parseInput(pathSchema, path, 'path');
     const resolved = parseOpenOptions(options);
     if (resolved.profile) parseInput(profilePatchSchema, resolved.profile, 'options.profile');
-    const store = Store.open(checkedPath, {
+    const store = await openStore(checkedPath, {
       durability: resolved.durability,
       mode: resolved.mode,
       busyTimeoutMs: resolved.busyTimeoutMs,
@@ -121,11 +128,10 @@ export class MemoryDB {
         await seedProfile(db.#primary.memoryContext, resolved.profile);
       // The recall index arrived in schema 5: a file migrated from before it has verbatim
       // records but no index rows yet, so build them once, now.
-      if (store.engine.migratedFrom > 0 && store.engine.migratedFrom < INDEX_SCHEMA_VERSION)
-        await reindex(store);
+      if (store.migratedFrom > 0 && store.migratedFrom < INDEX_SCHEMA_VERSION) await reindex(store);
       return db;
     } catch (error) {
-      store.closeNow();
+      await closeFailed(store);
       throw error;
     }
   }
@@ -162,7 +168,7 @@ export class MemoryDB {
   }
 
   #assertOpen(what: string): void {
-    this.#store.engine.assertOpen(what);
+    this.#store.assertOpen(what);
   }
 
   /** The primary agent. */
@@ -258,11 +264,11 @@ export class MemoryDB {
    */
   async dataVersion(): Promise<number> {
     this.#assertOpen('dataVersion');
-    return this.#store.engine.dataVersion();
+    return this.#store.dataVersion();
   }
 
   /** Copies the WAL into the main file (it also happens automatically). */
-  async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+  async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean; note?: string }> {
     this.#assertOpen('checkpoint');
     return this.#store.checkpoint();
   }
@@ -271,7 +277,8 @@ export class MemoryDB {
   async compactTo(path: string): Promise<{ path: string; bytesBefore: number; bytesAfter: number }> {
     this.#assertOpen('compactTo');
     const checked = parseInput(pathSchema, path, 'path');
-    return this.#store.compactTo(checked);
+    if (this.#store instanceof Store) return this.#store.compactTo(checked);
+    return compactServerStore(this.#store, checked);
   }
 
   /** Verifies the whole file; throws `CORRUPT` with what was found. */
@@ -298,8 +305,14 @@ export class MemoryDB {
     await this.#store.close();
   }
 
-  /** @internal For adapters and tests inside hedgehop. */
+  /** @internal For tests inside hedgehop: the SQLite store (`IO` on a PostgreSQL memory). */
   get store(): Store {
+    if (this.#store instanceof Store) return this.#store;
+    throw new HedgehopError('IO', `store: ${this.path} is on PostgreSQL; this internal accessor is SQLite's`);
+  }
+
+  /** @internal For adapters inside hedgehop: the memory's store, on either engine. */
+  get memoryStore(): MemoryStore {
     return this.#store;
   }
 }

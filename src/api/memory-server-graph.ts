@@ -16,7 +16,7 @@ import {
   labelSchema,
   type KnowledgeImportOptions,
 } from '../core/model/knowledge.js';
-import type { Store } from '../store/store.js';
+import type { MemoryStore } from '../store/memory-store.js';
 
 /** Which graph the memory-server tools work on. */
 export interface MemoryServerOptions {
@@ -65,11 +65,11 @@ const searchOptionsSchema = z.strictObject({ limit: z.number().int().min(1).opti
  * ```
  */
 export class MemoryServerGraph {
-  readonly #store: Store;
+  readonly #store: MemoryStore;
   readonly #mapping: MemoryServerMapping;
 
   /** @internal Use `db.knowledge.memoryServer()`. */
-  constructor(store: Store, graphs: KnowledgeGraphs, options: MemoryServerOptions) {
+  constructor(store: MemoryStore, graphs: KnowledgeGraphs, options: MemoryServerOptions) {
     this.#store = store;
     const { graph } = parseInput(optionsSchema, options, 'options');
     this.#mapping = new MemoryServerMapping(graphs, graph);
@@ -81,7 +81,7 @@ export class MemoryServerGraph {
   }
 
   #assertOpen(what: string): void {
-    this.#store.engine.assertOpen(`memoryServer.${what}`);
+    this.#store.assertOpen(`memoryServer.${what}`);
   }
 
   /** `create_entities`: creates the entities whose name is new (first of a repeated name wins); returns them. */

@@ -108,6 +108,21 @@ export class Store implements StoreSeam {
     return this.engine.closed;
   }
 
+  /** The schema version the file had before this open (0 for a new file). */
+  get migratedFrom(): number {
+    return this.engine.migratedFrom;
+  }
+
+  /** Throws `CLOSED` once the file has been closed. */
+  assertOpen(what?: string): void {
+    this.engine.assertOpen(what);
+  }
+
+  /** Changes whenever another connection commits to the file (PRAGMA data_version). */
+  async dataVersion(): Promise<number> {
+    return this.engine.dataVersion();
+  }
+
   get readOnly(): boolean {
     return this.engine.options.readOnly ?? false;
   }

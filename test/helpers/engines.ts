@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { freshPgUrl, PG_SKIP_REASON } from './pg.js';
-import { tempFile } from './temp.js';
+import { freshPgUrl, pgAdmin, PG_SKIP_REASON } from './pg-memory.js';
+import { fileDigest, tempFile } from './temp.js';
 
 /** One engine a behavioural suite runs against. */
 export interface EngineUnderTest {
@@ -9,11 +9,34 @@ export interface EngineUnderTest {
   readonly skip: string | undefined;
   /** Where a fresh, empty memory lives: a new file path, or a URL naming a new PostgreSQL memory. */
   memoryPath(): string;
+  /**
+   * A digest of everything the memory at `path` holds, to prove a refused call changed nothing:
+   * the file's bytes on SQLite (checkpoint first), every row of every table on PostgreSQL.
+   */
+  digest(path: string): Promise<string>;
+}
+
+/** Every row of every table of a PostgreSQL memory's schema, hashed in a fixed order. */
+async function pgDigest(url: string): Promise<string> {
+  const memory = new URLSearchParams(url.split('?')[1] ?? '').get('memory') ?? 'default';
+  const schema = `hedgehop_${memory}`;
+  const tables = await pgAdmin<{ name: string }>(
+    'SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename',
+    [schema],
+  );
+  const parts: string[] = [];
+  for (const { name } of tables) {
+    const [row] = await pgAdmin<{ digest: string }>(
+      `SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text COLLATE "C"), '')) AS digest FROM "${schema}"."${name}" t`,
+    );
+    parts.push(`${name}:${row?.digest ?? ''}`);
+  }
+  return parts.join(' ');
 }
 
 const ALL: readonly EngineUnderTest[] = [
-  { name: 'sqlite', skip: undefined, memoryPath: () => tempFile() },
-  { name: 'postgres', skip: PG_SKIP_REASON, memoryPath: () => freshPgUrl() },
+  { name: 'sqlite', skip: undefined, memoryPath: () => tempFile(), digest: async (path) => fileDigest(path) },
+  { name: 'postgres', skip: PG_SKIP_REASON, memoryPath: () => freshPgUrl(), digest: pgDigest },
 ];
 
 /**

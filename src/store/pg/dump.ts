@@ -28,6 +28,8 @@ import {
 } from '../dump-repo.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import type { SqlDatabase } from '../sql-database.js';
+import { indexText } from './fts.js';
+import { addTotals } from './index-repo.js';
 import { VERSION_TABLE } from './migrations.js';
 import type { PgQuery } from './pg-query.js';
 
@@ -152,12 +154,12 @@ export async function exportPgDump(
 
 // ---- import --------------------------------------------------------------------------------
 
-/** How the PostgreSQL index stores the text of one `search_docs` row (the index repository's own). */
-export type WriteIndexText = (db: PgQuery, rowid: number, text: string) => Promise<void>;
-
-/** Stores a rebuilt index text (until the PostgreSQL index repository provides its own: refuses). */
-export const writePgIndexText: WriteIndexText = async () => {
-  throw new HedgehopError('IO', 'importDump: the PostgreSQL engine has no index repository yet');
+/**
+ * Columns PostgreSQL tables have beyond the dump's, filled on insert and rebuilt after the
+ * import: the recall index's lexemes (see schema/index.ts), computed from the imported records.
+ */
+const DERIVED_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  search_docs: { body: "''::tsvector", body_len: '0' },
 };
 
 interface Target {
@@ -177,10 +179,12 @@ function matchTables(header: DumpHeader): Map<string, Target> {
         `table ${table.name} has columns [${table.columns.join(', ')}], expected [${shape.columns.join(', ')}]`,
       );
     }
-    const params = table.columns.map((_, i) => `$${i + 1}`).join(', ');
+    const derived = Object.entries(DERIVED_COLUMNS[table.name] ?? {});
+    const columns = [...table.columns.map(quote), ...derived.map(([column]) => quote(column))];
+    const params = [...table.columns.map((_, i) => `$${i + 1}`), ...derived.map(([, value]) => value)];
     out.set(table.name, {
       table,
-      insert: `INSERT INTO ${quote(table.name)} (${table.columns.map(quote).join(', ')}) VALUES (${params})`,
+      insert: `INSERT INTO ${quote(table.name)} (${columns.join(', ')}) VALUES (${params.join(', ')})`,
     });
   }
   for (const name of ours.keys()) {
@@ -288,18 +292,29 @@ async function advanceSequences(db: PgQuery): Promise<void> {
   }
 }
 
-/** Rebuilds the index text of every `search_docs` row from the imported records. */
-async function rebuildIndexText(db: PgQuery, writeText: WriteIndexText): Promise<number> {
+/**
+ * Rebuilds the index text of every `search_docs` row from the imported records, and the
+ * index's totals as a fresh FTS5 index counts them (every row once).
+ */
+async function rebuildIndexText(db: PgQuery): Promise<number> {
   const { rows: docs } = await db.query<IndexDocRow>(
     'SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid',
   );
+  let tokens = 0;
   for (const doc of docs) {
     const source = INDEX_SOURCES[doc.layer];
     const found = source
       ? (await db.query<Record<string, unknown>>(source.sql.replace('?', '$1'), [source.key(doc)])).rows[0]
       : undefined;
-    await writeText(db, doc.rowid, composeIndexText(doc, found) ?? '');
+    const text = indexText(composeIndexText(doc, found) ?? '');
+    await db.query(
+      'UPDATE search_docs SET body = $2::tsvector, body_len = $3, heavy = $4::jsonb WHERE rowid = $1',
+      [doc.rowid, text.vector, text.length, text.heavy],
+    );
+    tokens += text.length;
   }
+  await db.query('DELETE FROM search_totals');
+  await addTotals(db, docs.length, tokens);
   return docs.length;
 }
 
@@ -314,7 +329,6 @@ export async function importPgDump(
   lines: Iterable<string> | AsyncIterable<string>,
   options: {
     readonly where: string;
-    readonly writeIndexText: WriteIndexText;
     readonly onProgress?: DumpProgress | undefined;
   },
 ): Promise<DumpImportReport> {
@@ -351,7 +365,7 @@ export async function importPgDump(
   assertCounts(header, counts);
   await checkForeignKeys(db, deferred);
   await advanceSequences(db);
-  const indexRows = await rebuildIndexText(db, options.writeIndexText);
+  const indexRows = await rebuildIndexText(db);
   options.onProgress?.(done, total);
   return { schemaVersion: header.schemaVersion, tables: header.tables.length, rows: done, indexRows };
 }

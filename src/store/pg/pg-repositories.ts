@@ -1,6 +1,12 @@
 import { HedgehopError } from '../../core/errors.js';
 import type { StoreTx } from '../seam.js';
 import { PgAgentsRepo } from './agents-repo.js';
+import { PgIndexRepo } from './index-repo.js';
+import { PgKnowledgeRepo } from './knowledge-repo.js';
+import { PgRadialRepo } from './radial-repo.js';
+import { PgRecallRepo } from './recall-repo.js';
+import { PgReindexRepo } from './reindex-repo.js';
+import { PgVectorRepo } from './vector-repo.js';
 import { PgLeasesRepo } from './leases-repo.js';
 import type { PgQuery } from './pg-query.js';
 
@@ -26,16 +32,18 @@ function unbuilt<T>(name: string): T {
 
 /** The repositories of one PostgreSQL transaction, each over that transaction's client. */
 export function pgRepositories(db: PgQuery): StoreTx {
+  const vectors = new PgVectorRepo(db);
+  const index = new PgIndexRepo(db, vectors);
   return {
     agents: new PgAgentsRepo(db),
     leases: new PgLeasesRepo(db),
-    index: unbuilt('index'),
-    vectors: unbuilt('vectors'),
+    index,
+    vectors,
     conversation: unbuilt('conversation'),
-    radial: unbuilt('radial'),
-    knowledge: unbuilt('knowledge'),
-    recall: unbuilt('recall'),
-    reindex: unbuilt('reindex'),
+    radial: new PgRadialRepo(db, index),
+    knowledge: new PgKnowledgeRepo(db, index),
+    recall: new PgRecallRepo(db),
+    reindex: new PgReindexRepo(db),
     engram: unbuilt('engram'),
     dream: unbuilt('dream'),
   };

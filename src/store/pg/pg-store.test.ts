@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HedgehopError } from '../../core/errors.js';
-import { freshPgUrl, pgAdmin, PG_SKIP_REASON, PG_TEST_URL, withMemory } from '../../../test/helpers/pg.js';
+import {
+  freshPgUrl,
+  pgAdmin,
+  PG_SKIP_REASON,
+  PG_TEST_URL,
+  withMemory,
+} from '../../../test/helpers/pg-memory.js';
 import { SCHEMA_VERSION } from '../migrations/index.js';
 import { PG_SCHEMA_VERSION } from './migrations.js';
 import { PgStore, type PgStoreOptions } from './pg-store.js';

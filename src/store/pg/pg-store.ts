@@ -3,7 +3,7 @@ import { HedgehopError } from '../../core/errors.js';
 import type { StoreSeam, StoreTx, TxWork } from '../seam.js';
 import type { DumpHeader, DumpImportReport, DumpProgress } from '../dump-repo.js';
 import type { CheckReport, FileStats } from '../maintenance.js';
-import { exportPgDump, importPgDump, writePgIndexText } from './dump.js';
+import { exportPgDump, importPgDump } from './dump.js';
 import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
 import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent } from './migrations.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
@@ -453,9 +453,7 @@ export class PgStore implements StoreSeam {
     lines: Iterable<string> | AsyncIterable<string>,
     options: { readonly onProgress?: DumpProgress | undefined } = {},
   ): Promise<DumpImportReport> {
-    return this.sql('write', 'importDump', (db) =>
-      importPgDump(db, lines, { ...options, where: this.path, writeIndexText: writePgIndexText }),
-    );
+    return this.sql('write', 'importDump', (db) => importPgDump(db, lines, { ...options, where: this.path }));
   }
 
   /** Closes the pool once the transactions already running have finished, and drops the lock. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { exportDump } from '../../api/dump.js';
-import { openMemory } from '../../api/memory-db.js';
-import { tempFile } from '../../../test/helpers/temp.js';
-import { dumpLayout } from './dump.js';
+import { exportDump } from '../../src/api/dump.js';
+import { openMemory } from '../../src/api/memory-db.js';
+import { tempFile } from '../helpers/temp.js';
+import { dumpLayout } from '../../src/store/pg/dump.js';
 
 describe('the PostgreSQL dump layout', () => {
   it('is the table and column list a SQLite memory dumps, in the same order', async () => {
