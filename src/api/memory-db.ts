@@ -317,6 +317,8 @@ export class MemoryDB {
   }
 }
 
+export { isServerUrl, memoryExists } from '../store/memory-store.js';
+
 /**
  * Opens (or creates) a memory file.
  *

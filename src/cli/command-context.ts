@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { HedgehopError } from '../core/errors.js';
 import { decodeUtf8 } from '../core/utf8.js';
 import type { Agent } from '../api/agent.js';
-import { openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
+import { isServerUrl, memoryExists, openMemory, PRIMARY_AGENT, type MemoryDB } from '../api/memory-db.js';
 import type { OpenOptions } from '../api/options.js';
 import { type CliIO, painter, printJson, terminalText } from './output.js';
 import { wholeNumber } from './arguments.js';
@@ -32,7 +32,9 @@ export class CommandContext {
     this.io = io;
     this.json = options.json === true;
     // An empty environment variable counts as unset.
-    this.file = resolve(options.file ?? (io.env.HEDGEHOP_FILE || 'memory.db'));
+    // A postgres:// URL names a memory on a server and is passed on as it is.
+    const file = options.file ?? (io.env.HEDGEHOP_FILE || 'memory.db');
+    this.file = isServerUrl(file) ? file : resolve(file);
     this.#busyTimeoutMs = wholeNumber('busy-timeout', options.busyTimeout);
     const agent = options.agent ?? (io.env.HEDGEHOP_AGENT || undefined);
     this.agentName = agent === undefined || agent === PRIMARY_AGENT ? undefined : agent;
@@ -54,7 +56,7 @@ export class CommandContext {
    */
   async open(options: OpenOptions & { create?: boolean } = {}): Promise<MemoryDB> {
     const { create = false, ...rest } = options;
-    if (!create && !existsSync(this.file)) {
+    if (!create && !(await memoryExists(this.file))) {
       throw new HedgehopError(
         'NOT_FOUND',
         `${this.file} does not exist (pass --file, or set HEDGEHOP_FILE)`,
@@ -72,7 +74,7 @@ export class CommandContext {
     fn: (db: MemoryDB) => Promise<T>,
     options: OpenOptions & { create?: boolean } = {},
   ): Promise<T> {
-    const isNew = options.create === true && !existsSync(this.file);
+    const isNew = options.create === true && !isServerUrl(this.file) && !existsSync(this.file);
     const db = await this.open(options);
     try {
       return await fn(db);
@@ -90,7 +92,7 @@ export class CommandContext {
    * exist before and `fn` fails, the empty file it left is removed.
    */
   async creating<T>(fn: () => Promise<T>): Promise<T> {
-    const isNew = !existsSync(this.file);
+    const isNew = !isServerUrl(this.file) && !existsSync(this.file);
     try {
       return await fn();
     } catch (error) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { EngineOptions } from './engine.js';
 import type { PgStore } from './pg/pg-store.js';
 import { isPgUrl } from './pg/pg-url.js';
@@ -20,6 +21,13 @@ export async function openStore(path: string, options: EngineOptions): Promise<M
   if (!isPgUrl(path)) return Store.open(path, options);
   const { PgStore } = await import('./pg/pg-store.js');
   return PgStore.open(path, options);
+}
+
+/** True when a memory exists at `path` (a file, or a memory on the server a URL names). */
+export async function memoryExists(path: string): Promise<boolean> {
+  if (!isPgUrl(path)) return existsSync(path);
+  const { PgStore } = await import('./pg/pg-store.js');
+  return PgStore.exists(path);
 }
 
 /** Closes a store whose open failed halfway (nothing can be queued on it yet). */

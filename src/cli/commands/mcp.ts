@@ -62,7 +62,7 @@ export function registerMcp(program: Command, io: CliIO, run: RunCommand): void 
           // exit 2) rather than start and fail every tool call.
           if (readOnly) await ctx.agent(db);
           const log = (line: string): void => void io.stderr.write(`${terminalText(line)}\n`);
-          log(`hedgehop mcp: serving ${ctx.file} on stdio`);
+          log(`hedgehop mcp: serving ${db.path} on stdio`);
           const { reason } = await serveStdio(db, {
             ...(ctx.agentName === undefined ? {} : { agent: ctx.agentName }),
             ...(options.graph === undefined ? {} : { graph: options.graph }),

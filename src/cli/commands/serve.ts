@@ -82,7 +82,7 @@ export function registerServe(
             .join(', ');
           ctx.output(
             { url: server.url, readOnly, watch: options.watch === true, mcp: mcp !== undefined },
-            () => `hedgehop serve: ${ctx.file} on ${server.url}${notes ? ` (${notes})` : ''}`,
+            () => `hedgehop serve: ${db.path} on ${server.url}${notes ? ` (${notes})` : ''}`,
           );
           await stopSignal();
           await server.close();

@@ -81,6 +81,25 @@ export function dumpLayout(): readonly DumpLayoutTable[] {
   }
 }
 
+/**
+ * A text column PostgreSQL keeps as `bytea` (the radial layer stores a task's full context
+ * that way, as UTF-8 bytes) reads back as a Buffer: the dump holds it as the text it is.
+ */
+const asText = (value: unknown): unknown => (Buffer.isBuffer(value) ? value.toString('utf8') : value);
+
+function textRow(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, asText(value)]));
+}
+
+/** The columns of the memory's tables PostgreSQL keeps as `bytea`, as `table.column`. */
+async function byteaColumns(db: PgQuery): Promise<Set<string>> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT table_name || '.' || column_name AS name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND data_type = 'bytea'`,
+  );
+  return new Set(rows.map((row) => row.name));
+}
+
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 async function tableExists(db: PgQuery, name: string): Promise<boolean> {
@@ -140,7 +159,9 @@ export async function exportPgDump(
     for (;;) {
       const { rows } = await db.query<Record<string, unknown>>('FETCH 500 FROM hedgehop_dump');
       for (const raw of rows) {
-        const row = shape.columns.map((column) => encodeValue(raw[column], undefined));
+        const row = shape.columns.map((column) =>
+          encodeValue(shape.text.has(column) ? asText(raw[column]) : raw[column], undefined),
+        );
         write(`${JSON.stringify({ table: shape.name, row })}\n`);
         if (++done % 500 === 0) onProgress?.(done, total);
       }
@@ -165,9 +186,11 @@ const DERIVED_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>
 interface Target {
   readonly table: DumpTable;
   readonly insert: string;
+  /** Positions of the values stored as `bytea` (text in the dump, UTF-8 bytes here). */
+  readonly bytes: ReadonlySet<number>;
 }
 
-function matchTables(header: DumpHeader): Map<string, Target> {
+function matchTables(header: DumpHeader, bytea: ReadonlySet<string>): Map<string, Target> {
   const ours = new Map(dumpLayout().map((shape) => [shape.name, shape]));
   const out = new Map<string, Target>();
   for (const table of header.tables) {
@@ -184,6 +207,7 @@ function matchTables(header: DumpHeader): Map<string, Target> {
     const params = [...table.columns.map((_, i) => `$${i + 1}`), ...derived.map(([, value]) => value)];
     out.set(table.name, {
       table,
+      bytes: new Set(table.columns.flatMap((column, i) => (bytea.has(`${table.name}.${column}`) ? [i] : []))),
       insert: `INSERT INTO ${quote(table.name)} (${columns.join(', ')}) VALUES (${params.join(', ')})`,
     });
   }
@@ -258,7 +282,10 @@ async function insertRow(
   if (!target) throw invalidInput(`line ${line}.table`, `names no table of the header: ${String(name)}`);
   if (!Array.isArray(row) || row.length !== target.table.columns.length)
     throw invalidInput(`line ${line}.row`, `must be a list of ${target.table.columns.length} values`);
-  const values = row.map((cell, i) => decodeValue(cell, `line ${line}.row.${i}`));
+  const values = row.map((cell, i) => {
+    const value = decodeValue(cell, `line ${line}.row.${i}`);
+    return target.bytes.has(i) && typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  });
   try {
     await db.query('SAVEPOINT hedgehop_row');
     await db.query(target.insert, values);
@@ -306,7 +333,7 @@ async function rebuildIndexText(db: PgQuery): Promise<number> {
     const found = source
       ? (await db.query<Record<string, unknown>>(source.sql.replace('?', '$1'), [source.key(doc)])).rows[0]
       : undefined;
-    const text = indexText(composeIndexText(doc, found) ?? '');
+    const text = indexText(composeIndexText(doc, found && textRow(found)) ?? '');
     await db.query(
       'UPDATE search_docs SET body = $2::tsvector, body_len = $3, heavy = $4::jsonb WHERE rowid = $1',
       [doc.rowid, text.vector, text.length, text.heavy],
@@ -351,7 +378,7 @@ export async function importPgDump(
           'IO',
           `importDump: the dump holds recall vectors, which the PostgreSQL engine does not import yet; nothing was written`,
         );
-      tables = matchTables(header);
+      tables = matchTables(header, await byteaColumns(db));
       await assertEmpty(db, options.where);
       deferred = await deferForeignKeys(db);
       total = header.tables.reduce((sum, t) => sum + t.rows, 0);

@@ -5,7 +5,7 @@ import type { DumpHeader, DumpImportReport, DumpProgress } from '../dump-repo.js
 import type { CheckReport, FileStats } from '../maintenance.js';
 import { exportPgDump, importPgDump } from './dump.js';
 import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
-import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent } from './migrations.js';
+import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent, VERSION_TABLE } from './migrations.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
 import { pgRepositories } from './pg-repositories.js';
@@ -170,6 +170,24 @@ export class PgStore implements StoreSeam {
     } catch (error) {
       await store.#shutdown();
       throw wrapPgError(error, `open ${store.path}`, store.path);
+    }
+  }
+
+  /** True when `url` names a memory that exists on its server (a versioned schema). */
+  static async exists(url: string): Promise<boolean> {
+    const target = parsePgUrl(url);
+    const client = new pg.Client({ connectionString: target.connectionString, types });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [
+        `${quoteIdent(target.schema)}.${VERSION_TABLE}`,
+      ]);
+      return rows[0]?.found ?? false;
+    } catch (error) {
+      throw wrapPgError(error, `open ${target.display}`, target.display);
+    } finally {
+      await client.end().catch(() => undefined);
     }
   }
 
