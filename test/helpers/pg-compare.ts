@@ -133,6 +133,13 @@ export class EnginePair {
     }
   }
 
+  /** The same query's rows on both engines (BIGINTs as numbers) must be equal. */
+  async expectSameQuery(text: string): Promise<void> {
+    const lite = this.engine.statement(text).pluck(false).all();
+    const rows = await this.pg.tx(async (q) => (await q.query(text)).rows.map((row) => asSqliteRow(row)));
+    expect(rows, text).toStrictEqual(lite);
+  }
+
   async close(): Promise<void> {
     this.engine.close();
     await this.pg.drop();
