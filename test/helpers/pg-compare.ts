@@ -16,7 +16,8 @@ import type {
   IndexRepository,
 } from '../../src/store/seam.js';
 import type { IndexLayer } from '../../src/core/model/recall.js';
-import { PgTestDb, SqlIndex } from './pg-cognitive.js';
+import { PgTestDb } from './pg-cognitive.js';
+import { PgIndexRepo } from '../../src/store/pg/index-repo.js';
 import { tempFile } from './temp.js';
 
 /** The cognitive repositories of one engine, as a comparison step sees them. */
@@ -99,11 +100,11 @@ export class EnginePair {
   async step<T>(label: string, work: (repos: CognitiveRepos) => PromiseLike<T> | T): Promise<T | undefined> {
     const lite = await outcome(async () => work(this.sqlite));
     const pgOut = await outcome(() =>
-      this.pg.tx(async (q) => work(this.#pgRepos(q, recording(new SqlIndex(q), this.pgIndexLog)))),
+      this.pg.tx(async (q) => work(this.#pgRepos(q, recording(new PgIndexRepo(q), this.pgIndexLog)))),
     );
     expect(pgOut, label).toStrictEqual(lite);
     expect(this.pgIndexLog, `${label}: index writes`).toStrictEqual(this.sqliteIndexLog);
-    const docs = `SELECT agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at FROM search_docs
+    const docs = `SELECT agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, embed_state FROM search_docs
       ORDER BY layer, ref, part`;
     const liteDocs = this.engine.statement(docs).pluck(false).all();
     const pgDocs = await this.pg.tx(async (q) => (await q.query(docs)).rows.map((row) => asSqliteRow(row)));

@@ -75,10 +75,8 @@ describe.skipIf(why !== undefined)('PostgreSQL Dream repository against SQLite',
         const cols = `(id, agent_id, line_id, line_seq, task_label, created_at, s_origin, s_brief, s_summary,
           s_detailed, summaries_state, summaries_tier, full_context`;
         const vals = `VALUES ('N${seq}', 1, 'L', ${seq}, 'task ${seq}', ${seq}, 'o${seq}', 'b${seq}', NULL, 'd${seq}', 'ready', ${tier}, '')`;
-        await pair.sql(
-          `INSERT INTO nodes ${cols}, conversation_summary) ${vals.slice(0, -1)}, '')`,
-          `INSERT INTO nodes ${cols}) ${vals}`,
-        );
+        const insert = `INSERT INTO nodes ${cols}, conversation_summary) ${vals.slice(0, -1)}, '')`;
+        await pair.sql(insert, insert);
       }
       await pair.sql(
         "INSERT INTO leases (name, owner, expires_at) VALUES ('dream:1', 'me', 1000000)",
