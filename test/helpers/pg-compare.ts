@@ -16,8 +16,7 @@ import type {
   IndexRepository,
 } from '../../src/store/seam.js';
 import type { IndexLayer } from '../../src/core/model/recall.js';
-import { PgTestDb } from './pg-cognitive.js';
-import { PgIndexRepo } from '../../src/store/pg/index-repo.js';
+import { PgTestDb, SqlIndex } from './pg-cognitive.js';
 import { tempFile } from './temp.js';
 
 /** The cognitive repositories of one engine, as a comparison step sees them. */
@@ -78,7 +77,7 @@ export class EnginePair {
     const index = recording(new IndexRepo(engine), this.sqliteIndexLog) as IndexRepo;
     const conversation = new ConversationRepo(engine, index);
     const engram = new EngramRepo(engine);
-    this.sqlite = { conversation, engram, dream: new DreamRepo(engine, index, conversation, engram) };
+    this.sqlite = { conversation, engram, dream: new DreamRepo(engine, index, conversation) };
     this.leases = new LeasesRepo(engine);
   }
 
@@ -100,11 +99,11 @@ export class EnginePair {
   async step<T>(label: string, work: (repos: CognitiveRepos) => PromiseLike<T> | T): Promise<T | undefined> {
     const lite = await outcome(async () => work(this.sqlite));
     const pgOut = await outcome(() =>
-      this.pg.tx(async (q) => work(this.#pgRepos(q, recording(new PgIndexRepo(q), this.pgIndexLog)))),
+      this.pg.tx(async (q) => work(this.#pgRepos(q, recording(new SqlIndex(q), this.pgIndexLog)))),
     );
     expect(pgOut, label).toStrictEqual(lite);
     expect(this.pgIndexLog, `${label}: index writes`).toStrictEqual(this.sqliteIndexLog);
-    const docs = `SELECT agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, embed_state FROM search_docs
+    const docs = `SELECT agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at FROM search_docs
       ORDER BY layer, ref, part`;
     const liteDocs = this.engine.statement(docs).pluck(false).all();
     const pgDocs = await this.pg.tx(async (q) => (await q.query(docs)).rows.map((row) => asSqliteRow(row)));
@@ -178,15 +177,13 @@ const BIGINT_NAMES: ReadonlySet<string> = new Set([
 
 /** The PostgreSQL repositories of this part (Dream is added by its own test). */
 export const pgCognitive =
-  (
-    dream?: (db: PgQuery, index: IndexRepository, c: PgConversationRepo, e: PgEngramRepo) => DreamRepository,
-  ) =>
+  (dream?: (db: PgQuery, index: IndexRepository, c: PgConversationRepo) => DreamRepository) =>
   (db: PgQuery, index: IndexRepository): CognitiveRepos => {
     const conversation = new PgConversationRepo(db, index);
     const engram = new PgEngramRepo(db);
     return {
       conversation,
       engram,
-      dream: dream ? dream(db, index, conversation, engram) : (undefined as unknown as DreamRepository),
+      dream: dream ? dream(db, index, conversation) : (undefined as unknown as DreamRepository),
     };
   };

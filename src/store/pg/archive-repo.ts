@@ -1,7 +1,8 @@
 import { HedgehopError } from '../../core/errors.js';
 import type { ArchiveRecord, ArchiveSlot } from '../../core/model/conversation.js';
 import type { ArchiveFilter, ArchiveWrite, TurnUtteranceRow } from '../archive-repo.js';
-import { archiveIndexText, toArchive, type RawArchive, type RawTopic } from '../conversation-rows.js';
+import { archiveIndexText } from '../../core/index-text.js';
+import { toArchive, type RawArchive, type RawTopic } from '../conversation-rows.js';
 import type { IndexRepository, Repository } from '../seam.js';
 import type { ArchiveRepo } from '../archive-repo.js';
 import { requireOpenTurn } from './open-turn.js';

@@ -1,19 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DreamApplyRequest } from '../dream-rows.js';
 import { PgConversationRepo } from './conversation-repo.js';
 import { PgDreamRepo } from './dream-repo.js';
-import { PgEngramRepo } from './engram-repo.js';
-import { PgIndexRepo } from './index-repo.js';
 import type { PgQuery } from './pg-query.js';
-import { PgTestDb, pgUnavailable, startPg, type PgServer } from '../../../test/helpers/pg-cognitive.js';
+import {
+  PgTestDb,
+  SqlIndex,
+  pgUnavailable,
+  startPg,
+  type PgServer,
+} from '../../../test/helpers/pg-cognitive.js';
 
 const why = pgUnavailable();
 if (why) console.info(`skipped: PostgreSQL Dream under concurrent writers: ${why}`);
 
 function repos(q: PgQuery): { conversation: PgConversationRepo; dream: PgDreamRepo } {
-  const index = new PgIndexRepo(q);
+  const index = new SqlIndex(q);
   const conversation = new PgConversationRepo(q, index);
-  return { conversation, dream: new PgDreamRepo(q, index, conversation, new PgEngramRepo(q)) };
+  return { conversation, dream: new PgDreamRepo(q, index, conversation) };
 }
 
 describe.skipIf(why !== undefined)('PostgreSQL Dream under concurrent writers', () => {
@@ -60,79 +63,31 @@ describe.skipIf(why !== undefined)('PostgreSQL Dream under concurrent writers', 
     server?.stop();
   });
 
-  it('fuses the same topics once when two passes apply the same fusion at once', async () => {
+  it('fuses the same topics once when two passes check and fuse them at once', async () => {
     const surface = await db.tx((q) => repos(q).dream.surface('S'));
-    const [a, b] = surface.surface;
-    const request = (runId: string, fusedId: string): DreamApplyRequest => ({
-      runId,
-      agentId: 1,
-      lease: { name: 'dream:1', owner: 'me', now: 500 },
-      now: 500,
-      fusions: [
-        {
+    const members = surface.surface.slice(0, 2);
+    // What memory/dream/dream-apply.ts does per fusion: check each member, then insert.
+    const pass = (runId: string, fusedId: string): Promise<boolean> =>
+      db.tx(async (q) => {
+        const { dream } = repos(q);
+        for (const member of members) {
+          const state = await dream.topicState(1, member.id);
+          if (!state || state.kind !== 'turn' || state.fingerprint !== member.fingerprint) return false;
+        }
+        await dream.insertFusion(runId, 1, 500, {
           sceneId: 'S',
           fusedId,
-          members: [a, b].map((t) => ({ id: t?.id as string, fingerprint: t?.fingerprint as string })),
+          members: members.map((m) => ({ id: m.id, fingerprint: m.fingerprint })),
           summary: 'both',
           keywords: ['fused'],
-          userTs: a?.userTs as number,
-          agentTs: b?.agentTs as number,
-        },
-      ],
-      refreshes: [],
-      engram: undefined,
-      profile: undefined,
-      retentionCutoff: undefined,
-    });
-    for (const id of ['r1', 'r2'])
-      await db.tx((q) =>
-        repos(q).dream.start({
-          id,
-          agentId: 1,
-          sceneId: 'S',
-          startedBy: 'explicit',
-          owner: 'me',
-          startedAt: 400,
-        }),
-      );
-    const results = await Promise.all(
-      [request('r1', 'F1'), request('r2', 'F2')].map((r) =>
-        db.tx((q) => repos(q).dream.apply(r, () => ({ status: 'ok', report: '{}' }))),
-      ),
-    );
-    expect(results.map((r) => r.fusions.length).sort()).toEqual([0, 1]);
-    expect(results.flatMap((r) => r.fusionConflicts.map((c) => c.reason))).toEqual([
-      expect.stringMatching(/changed while Dream computed/),
-    ]);
+          userTs: members[0]?.userTs as number,
+          agentTs: members[1]?.agentTs as number,
+        });
+        return true;
+      });
+    const fused = await Promise.all([pass('r1', 'F1'), pass('r2', 'F2')]);
+    expect(fused.sort()).toEqual([false, true]);
     const after = await db.tx((q) => repos(q).dream.surface('S'));
     expect(after.surface.map((t) => t.kind)).toEqual(['fused', 'turn']);
-  });
-
-  it('refuses an apply whose lease another owner took while it waited; nothing of it is written', async () => {
-    const before = await db.tx((q) => repos(q).dream.surface('S'));
-    // Another owner takes the lease over (it expired for this pass, say); this pass then applies.
-    await db.tx(async (q) => {
-      await q.query("UPDATE leases SET owner = 'other' WHERE name = 'dream:1'");
-    });
-    await expect(
-      db.tx((q) =>
-        repos(q).dream.apply(
-          {
-            runId: 'r1',
-            agentId: 1,
-            lease: { name: 'dream:1', owner: 'me', now: 600 },
-            now: 600,
-            fusions: [],
-            refreshes: [],
-            engram: undefined,
-            profile: undefined,
-            retentionCutoff: 0,
-          },
-          () => ({ status: 'ok', report: '{"late":true}' }),
-        ),
-      ),
-    ).rejects.toMatchObject({ code: 'BUSY' });
-    expect(await db.tx((q) => repos(q).dream.surface('S'))).toEqual(before);
-    expect((await db.tx((q) => repos(q).dream.get(1, 'r1')))?.report).not.toContain('late');
   });
 });

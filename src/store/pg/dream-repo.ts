@@ -1,64 +1,50 @@
-import { topicIndexText, type RawTopic } from '../conversation-rows.js';
-import type { DreamRepo } from '../dream-repo.js';
-import {
-  conflict,
-  engramRestoreDiff,
-  engramUndoOf,
-  estimateOf,
-  fingerprintOf,
-  lostLease,
-  profileKey,
-  refreshCandidateOf,
-  refreshStillApplied,
-  refuseUndoOf,
-  refuseUnfuse,
-  sameEstimate,
-  surfaceOf,
-  toRun,
-  undoBlobOf,
-  type CompressCandidate,
-  type DreamApplyRequest,
-  type DreamApplyResult,
-  type DreamRunRow,
-  type DreamRunStatus,
-  type DreamStartedBy,
-  type DreamUndoResult,
-  type EngramWrite,
-  type FusionWrite,
-  type ProfileEstimateRow,
-  type ProfileWrite,
-  type RawRefreshCandidate,
-  type RawRun,
-  type RawSummaries,
-  type RefreshCandidate,
-  type RefreshWrite,
-  type UndoBlob,
-} from '../dream-rows.js';
+import { topicIndexText } from '../../core/index-text.js';
+import type { RawTopic } from '../conversation-rows.js';
+import type {
+  CompressCandidate,
+  DreamRepo,
+  DreamRunRow,
+  DreamRunStatus,
+  DreamStartedBy,
+  FusionWrite,
+  ProfileEstimateRow,
+  RefreshCandidate,
+  SummarySnapshot,
+  SurfacePlace,
+  TopicState,
+} from '../dream-repo.js';
+import { fingerprintOf, profileKey, toRun, type RawRun } from '../dream-rows.js';
+import { parseStringList } from '../conversation-rows.js';
 import type { IndexRepository, Repository } from '../seam.js';
+import type { PgArchiveRepo } from './archive-repo.js';
 import type { PgConversationRepo } from './conversation-repo.js';
-import type { PgEngramRepo } from './engram-repo.js';
-import { readOpenTurn } from './open-turn.js';
 import type { PgQuery } from './pg-query.js';
 import { all, lockAgent, one, run, scalar } from './rows.js';
 
+interface RawSummaries {
+  s_origin: string | null;
+  s_brief: string | null;
+  s_summary: string | null;
+  s_detailed: string | null;
+  summaries_tier: number;
+}
+
 /**
- * Dream's SQL in PostgreSQL: the same calls and results as {@link DreamRepo}. `apply` and `undo`
- * run inside the caller's one write transaction; they take the agent's lock first (so no
- * conversation write of the agent interleaves with them, as none can on SQLite's single writer)
- * and read the pass's lease row `FOR SHARE` (so a pass that takes the lease over waits until this
- * one has committed or rolled back: two passes never both apply).
+ * Dream's rows in PostgreSQL: the same calls and results as {@link DreamRepo}. The rules of an
+ * apply and an undo (memory/dream/dream-apply.ts) run these inside one write transaction; the
+ * row operations and {@link PgDreamRepo.topicState} (the first read of every check) take the
+ * agent's lock ({@link lockAgent}), so no conversation write of the agent, and no second pass,
+ * interleaves between a check and the write it guards, as none can on SQLite's single writer.
  */
 export class PgDreamRepo implements Repository<DreamRepo> {
   readonly #db: PgQuery;
   readonly #index: IndexRepository;
-  readonly #conversation: PgConversationRepo;
-  readonly #engram: PgEngramRepo;
+  readonly #archive: PgArchiveRepo;
 
-  constructor(db: PgQuery, index: IndexRepository, conversation: PgConversationRepo, engram: PgEngramRepo) {
+  constructor(db: PgQuery, index: IndexRepository, conversation: PgConversationRepo) {
     this.#db = db;
     this.#index = index;
-    this.#conversation = conversation;
-    this.#engram = engram;
+    this.#archive = conversation.archive;
   }
 
   // ---- runs ------------------------------------------------------------------------------
@@ -159,13 +145,32 @@ export class PgDreamRepo implements Repository<DreamRepo> {
        ORDER BY a.topic_id, a.seq`,
       [sceneId],
     );
-    return surfaceOf(sceneId, topics, lines);
+    const text = new Map<string, string[]>();
+    for (const line of lines) {
+      let list = text.get(line.topic_id);
+      if (!list) text.set(line.topic_id, (list = []));
+      list.push(`${line.who}: ${line.content}`);
+    }
+    return {
+      sceneId,
+      surface: topics.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        keywords: parseStringList(row.keywords),
+        userTs: row.user_ts ?? row.opened_at,
+        agentTs: row.agent_ts ?? row.opened_at,
+        fingerprint: fingerprintOf(row),
+        text: (text.get(row.id) ?? []).join('\n'),
+      })),
+    };
   }
 
   /** See {@link DreamRepo.refreshCandidates}. */
   async refreshCandidates(agentId: number, belowTier: number, limit: number): Promise<RefreshCandidate[]> {
     if (belowTier <= 1) return [];
-    const rows = await all<RawRefreshCandidate>(
+    const rows = await all<
+      RawSummaries & { id: string; line_id: string; position: number; task_label: string }
+    >(
       this.#db,
       `SELECT n.id, n.line_id, (l.next_seq - n.line_seq)::integer AS position, n.task_label, n.s_origin,
          n.s_brief, n.s_summary, n.s_detailed, n.summaries_tier
@@ -175,7 +180,19 @@ export class PgDreamRepo implements Repository<DreamRepo> {
        ORDER BY position, n.seq LIMIT $3`,
       [agentId, belowTier - 1, limit],
     );
-    return rows.map(refreshCandidateOf);
+    return rows.map((row) => ({
+      nodeId: row.id,
+      lineId: row.line_id,
+      position: row.position,
+      taskLabel: row.task_label,
+      summaries: {
+        origin: row.s_origin,
+        brief: row.s_brief,
+        summary: row.s_summary,
+        detailed: row.s_detailed,
+        tier: row.summaries_tier,
+      },
+    }));
   }
 
   /** See {@link DreamRepo.profileEstimate}. */
@@ -188,90 +205,107 @@ export class PgDreamRepo implements Repository<DreamRepo> {
     const distilled = await scalar<string>(this.#db, 'SELECT value FROM meta WHERE key = $1', [
       profileKey(agentId),
     ]);
-    return estimateOf(row, distilled);
+    return {
+      exists: row !== undefined,
+      emotion: row?.emotion ?? '{"valence":0,"arousal":0,"dominance":0}',
+      mbti: row?.mbti ?? '{"i_e":0,"n_s":0,"t_f":0,"j_p":0}',
+      distilled,
+    };
   }
 
-  // ---- apply -----------------------------------------------------------------------------
+  // ---- the parts of an apply and an undo ------------------------------------------------
 
-  /** See {@link DreamRepo.apply}: one transaction (the caller's), under the agent's lock. */
-  async apply(
-    request: DreamApplyRequest,
-    finish: (result: DreamApplyResult) => { status: DreamRunStatus; report: string },
-  ): Promise<DreamApplyResult> {
-    await lockAgent(this.#db, request.agentId);
-    await this.#checkLease(request.lease);
-    const fusions: FusionWrite[] = [];
-    const fusionConflicts: { sceneId: string; reason: string }[] = [];
-    for (const fusion of request.fusions) {
-      const problem = await this.#fusionProblem(request.agentId, fusion);
-      if (problem !== undefined) fusionConflicts.push({ sceneId: fusion.sceneId, reason: problem });
-      else {
-        await this.#writeFusion(request, fusion);
-        fusions.push(fusion);
-      }
-    }
-    const refreshes: RefreshWrite[] = [];
-    for (const refresh of request.refreshes)
-      if (await this.#writeRefresh(request.agentId, refresh)) refreshes.push(refresh);
-    const refreshConflicts = request.refreshes.filter((r) => !refreshes.includes(r)).map((r) => r.nodeId);
-    const engram = await this.#applyEngram(request.agentId, request.engram);
-    const profile = await this.#applyProfile(request.agentId, request.profile, request.now);
-    const pruned = request.retentionCutoff === undefined ? undefined : await this.#prune(request);
-    const result: DreamApplyResult = {
-      fusions,
-      fusionConflicts,
-      refreshes,
-      refreshConflicts,
-      engram: engram.state,
-      engramConflict: engram.conflict,
-      profile: profile.state,
-      pruned,
-    };
-    const undo = undoBlobOf(result, engram.undo, profile.undo);
-    const { status, report } = finish(result);
+  /** See {@link DreamRepo.record}. */
+  async record(
+    agentId: number,
+    runId: string,
+    outcome: { status: DreamRunStatus; finishedAt: number; report: string; undo: string },
+  ): Promise<void> {
+    await lockAgent(this.#db, agentId);
     await run(
       this.#db,
       'UPDATE dream_runs SET status = $1, finished_at = $2, report = $3, undo = $4 WHERE id = $5 AND agent_id = $6',
-      [status, request.now, report, JSON.stringify(undo), request.runId, request.agentId],
+      [outcome.status, outcome.finishedAt, outcome.report, outcome.undo, runId, agentId],
     );
-    return result;
   }
 
-  async #checkLease(lease: DreamApplyRequest['lease']): Promise<void> {
-    const owner = await scalar<string>(
+  /** See {@link DreamRepo.markUndone}. */
+  async markUndone(id: string, now: number): Promise<void> {
+    await run(this.#db, 'UPDATE dream_runs SET undone_at = $1 WHERE id = $2', [now, id]);
+  }
+
+  /** See {@link DreamRepo.laterChangingRun}; `seq` stands for SQLite's rowid (insertion order). */
+  async laterChangingRun(agentId: number, pass: DreamRunRow): Promise<string | undefined> {
+    return scalar<string>(
       this.#db,
-      'SELECT owner FROM leases WHERE name = $1 AND expires_at > $2 FOR SHARE',
-      [lease.name, lease.now],
+      `SELECT id FROM dream_runs WHERE agent_id = $1 AND id <> $2 AND undone_at IS NULL AND undo <> '{}'
+         AND (started_at > $3 OR (started_at = $3 AND seq > (SELECT seq FROM dream_runs WHERE id = $2)))
+       ORDER BY started_at DESC, seq DESC LIMIT 1`,
+      [agentId, pass.id, pass.startedAt],
     );
-    if (owner !== lease.owner) throw lostLease(lease.name, owner);
   }
 
-  async #fusionProblem(agentId: number, fusion: FusionWrite): Promise<string | undefined> {
-    const rows: RawTopic[] = [];
-    for (const member of fusion.members) {
-      const row = await one<RawTopic>(this.#db, 'SELECT * FROM topics WHERE id = $1 AND agent_id = $2', [
-        member.id,
-        agentId,
-      ]);
-      if (!row) return `topic ${member.id} was deleted while Dream computed`;
-      if (row.kind !== 'turn' || fingerprintOf(row) !== member.fingerprint)
-        return `topic ${member.id} changed while Dream computed`;
-      rows.push(row);
-    }
-    const first = rows[0] as RawTopic;
-    const last = rows[rows.length - 1] as RawTopic;
-    const between = (await scalar<number>(
+  /** See {@link DreamRepo.topicState}; takes the agent's lock first (see the class comment). */
+  async topicState(agentId: number, topicId: string): Promise<(TopicState & SurfacePlace) | undefined> {
+    await lockAgent(this.#db, agentId);
+    const row = await one<RawTopic>(this.#db, 'SELECT * FROM topics WHERE id = $1 AND agent_id = $2', [
+      topicId,
+      agentId,
+    ]);
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      sceneId: row.scene_id,
+      kind: row.kind,
+      name: row.name ?? undefined,
+      depth: row.depth,
+      parentId: row.parent_id ?? undefined,
+      fingerprint: fingerprintOf(row),
+      userTs: row.user_ts,
+    };
+  }
+
+  /** See {@link DreamRepo.surfaceBetween}. */
+  async surfaceBetween(sceneId: string, first: SurfacePlace, last: SurfacePlace): Promise<number> {
+    return (await scalar<number>(
       this.#db,
       `SELECT count(*)::integer FROM topics WHERE scene_id = $1 AND depth = 1 AND status = 'closed'
          AND (user_ts, id) > ($2::bigint, $3::text) AND (user_ts, id) < ($4::bigint, $5::text)`,
-      [fusion.sceneId, first.user_ts, first.id, last.user_ts, last.id],
+      [sceneId, first.userTs, first.id, last.userTs, last.id],
     )) as number;
-    return between === rows.length - 2
-      ? undefined
-      : `topics ${fusion.members.map((m) => m.id).join(', ')} are no longer adjacent`;
   }
 
-  async #writeFusion(request: DreamApplyRequest, fusion: FusionWrite): Promise<void> {
+  /** See {@link DreamRepo.childrenOf}. */
+  async childrenOf(topicId: string): Promise<string[]> {
+    const rows = await all<{ id: string }>(
+      this.#db,
+      'SELECT id FROM topics WHERE parent_id = $1 ORDER BY id',
+      [topicId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** See {@link DreamRepo.nodeSummaries}. */
+  async nodeSummaries(agentId: number, nodeId: string): Promise<SummarySnapshot | undefined> {
+    const row = await one<RawSummaries>(
+      this.#db,
+      'SELECT s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes WHERE id = $1 AND agent_id = $2',
+      [nodeId, agentId],
+    );
+    return row
+      ? {
+          origin: row.s_origin,
+          brief: row.s_brief,
+          summary: row.s_summary,
+          detailed: row.s_detailed,
+          tier: row.summaries_tier,
+        }
+      : undefined;
+  }
+
+  /** See {@link DreamRepo.insertFusion}. */
+  async insertFusion(runId: string, agentId: number, now: number, fusion: FusionWrite): Promise<void> {
+    await lockAgent(this.#db, agentId);
     const keywords = fusion.keywords ?? [];
     await run(
       this.#db,
@@ -280,26 +314,26 @@ export class PgDreamRepo implements Repository<DreamRepo> {
        VALUES ($1, $2, $3, NULL, 'fused', 'closed', NULL, 1, $4, $5, $6, $7, $8, $8, $9)`,
       [
         fusion.fusedId,
-        request.agentId,
+        agentId,
         fusion.sceneId,
         JSON.stringify(keywords),
         fusion.keywords === undefined ? 'pending' : 'ready',
         fusion.userTs,
         fusion.agentTs,
-        request.now,
-        request.runId,
+        now,
+        runId,
       ],
     );
     const fused = (await one<RawTopic>(this.#db, 'SELECT * FROM topics WHERE id = $1', [
       fusion.fusedId,
     ])) as RawTopic;
-    await this.#conversation.archive.writeInto(fused, [
+    await this.#archive.writeInto(fused, [
       {
         kind: 'utterance',
         role: 'dream',
         contentType: 'text',
         content: fusion.summary,
-        createdAt: request.now,
+        createdAt: now,
         seq: 1,
       },
     ]);
@@ -308,7 +342,7 @@ export class PgDreamRepo implements Repository<DreamRepo> {
       await this.#index.upsert({
         layer: 'topic',
         ref: fusion.fusedId,
-        agentId: request.agentId,
+        agentId,
         sceneId: fusion.sceneId,
         topicId: fusion.fusedId,
         createdAt: fusion.userTs,
@@ -321,8 +355,35 @@ export class PgDreamRepo implements Repository<DreamRepo> {
     ]);
   }
 
-  async #writeRefresh(agentId: number, refresh: RefreshWrite): Promise<boolean> {
-    const { before, after } = refresh;
+  /** See {@link DreamRepo.removeFusion}. */
+  async removeFusion(fusedId: string, members: readonly string[]): Promise<number> {
+    const agentId = await scalar<number | string>(this.#db, 'SELECT agent_id FROM topics WHERE id = $1', [
+      fusedId,
+    ]);
+    if (agentId !== undefined) await lockAgent(this.#db, Number(agentId));
+    await run(this.#db, 'UPDATE topics SET depth = 1, parent_id = NULL WHERE id = ANY($1::text[])', [
+      [...members],
+    ]);
+    const records = await all<{ id: string }>(
+      this.#db,
+      'SELECT id FROM archive WHERE topic_id = $1 ORDER BY id',
+      [fusedId],
+    );
+    for (const record of records) await this.#index.remove('archive', String(record.id));
+    await this.#index.remove('topic', fusedId);
+    await run(this.#db, 'DELETE FROM archive WHERE topic_id = $1', [fusedId]);
+    await run(this.#db, 'DELETE FROM plan_nodes WHERE topic_id = $1', [fusedId]);
+    await run(this.#db, 'DELETE FROM topics WHERE id = $1', [fusedId]);
+    return members.length;
+  }
+
+  /** See {@link DreamRepo.replaceSummaries}. */
+  async replaceSummaries(
+    agentId: number,
+    nodeId: string,
+    before: SummarySnapshot,
+    after: SummarySnapshot,
+  ): Promise<boolean> {
     const changes = await run(
       this.#db,
       `UPDATE nodes SET s_origin = $1, s_brief = $2, s_summary = $3, s_detailed = $4, summaries_tier = $5
@@ -335,7 +396,7 @@ export class PgDreamRepo implements Repository<DreamRepo> {
         after.summary,
         after.detailed,
         after.tier,
-        refresh.nodeId,
+        nodeId,
         agentId,
         before.tier,
         before.origin,
@@ -347,180 +408,30 @@ export class PgDreamRepo implements Repository<DreamRepo> {
     return changes === 1;
   }
 
-  async #applyEngram(
+  /** See {@link DreamRepo.writeEstimate}. */
+  async writeEstimate(
     agentId: number,
-    write: EngramWrite | undefined,
-  ): Promise<{ state: DreamApplyResult['engram']; conflict?: string; undo?: UndoBlob['engram'] }> {
-    if (!write) return { state: 'none' };
-    for (const [sceneId, stamp] of write.stamps) {
-      if ((await this.#engram.sceneStamp(sceneId)) !== stamp)
-        return { state: 'conflict', conflict: `scene ${sceneId} changed while Dream computed the engram` };
-    }
-    const { diff } = write;
-    const sceneIds = [...new Set([...diff.upsertNodes.map((n) => n.sceneId), ...diff.deleteNodes])];
-    const pairs = [...diff.upsertEdges, ...diff.deleteEdges].map((e) => ({ a: e.a, b: e.b }));
-    const before = await this.#engram.rowsOf(agentId, sceneIds, pairs);
-    await this.#engram.write(agentId, diff);
-    return { state: 'applied', ...engramUndoOf(sceneIds, pairs, before) };
-  }
-
-  async #applyProfile(
-    agentId: number,
-    write: ProfileWrite | undefined,
-    now: number,
-  ): Promise<{ state: DreamApplyResult['profile']; undo?: UndoBlob['profile'] }> {
-    if (!write) return { state: 'none' };
-    const current = await this.profileEstimate(agentId);
-    if (!sameEstimate(current, write.expected)) return { state: 'conflict' };
-    await this.#writeEstimate(agentId, write.emotion, write.mbti, write.distilled, now);
-    return { state: 'applied', undo: { before: current, after: write } };
-  }
-
-  async #writeEstimate(
-    agentId: number,
-    emotion: string,
-    mbti: string,
-    distilled: string | undefined,
+    estimate: { emotion: string; mbti: string; distilled: string | undefined },
     now: number,
   ): Promise<void> {
+    await lockAgent(this.#db, agentId);
     const current = await this.profileEstimate(agentId);
-    if (current.emotion !== emotion || current.mbti !== mbti || !current.exists) {
+    if (current.emotion !== estimate.emotion || current.mbti !== estimate.mbti || !current.exists) {
       await run(
         this.#db,
         `INSERT INTO profiles (agent_id, emotion, mbti, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (agent_id) DO UPDATE SET emotion = excluded.emotion, mbti = excluded.mbti,
            updated_at = excluded.updated_at`,
-        [agentId, emotion, mbti, now],
+        [agentId, estimate.emotion, estimate.mbti, now],
       );
     }
-    if (distilled === undefined)
+    if (estimate.distilled === undefined)
       await run(this.#db, 'DELETE FROM meta WHERE key = $1', [profileKey(agentId)]);
     else
       await run(
         this.#db,
         'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-        [profileKey(agentId), distilled],
+        [profileKey(agentId), estimate.distilled],
       );
-  }
-
-  async #prune(request: DreamApplyRequest): Promise<{ archiveRecords: number; planNodes: number }> {
-    const cutoff = request.retentionCutoff as number;
-    const open = await readOpenTurn(this.#db, request.agentId);
-    return {
-      archiveRecords: await this.#conversation.archive.prune(request.agentId, cutoff, open?.id),
-      planNodes: await this.#conversation.plans.prune(request.agentId, cutoff),
-    };
-  }
-
-  // ---- undo ------------------------------------------------------------------------------
-
-  /** See {@link DreamRepo.undo}: one transaction (the caller's), under the agent's lock. */
-  async undo(
-    agentId: number,
-    id: string,
-    now: number,
-    lease: DreamApplyRequest['lease'],
-  ): Promise<DreamUndoResult> {
-    await lockAgent(this.#db, agentId);
-    await this.#checkLease(lease);
-    const blob = await this.#undoable(agentId, id);
-    let topicsUnfused = 0;
-    for (const fusion of blob.fusions ?? []) topicsUnfused += await this.#unfuse(fusion);
-    for (const refresh of blob.radial ?? [])
-      await this.#writeRefresh(agentId, {
-        nodeId: refresh.nodeId,
-        before: refresh.after,
-        after: refresh.before,
-      });
-    const engramRowsRestored = blob.engram ? await this.#restoreEngram(agentId, blob.engram) : 0;
-    if (blob.profile) {
-      const before = blob.profile.before;
-      await this.#writeEstimate(agentId, before.emotion, before.mbti, before.distilled, now);
-    }
-    await run(this.#db, 'UPDATE dream_runs SET undone_at = $1 WHERE id = $2', [now, id]);
-    return {
-      topicsUnfused,
-      fusedTopicsRemoved: blob.fusions?.length ?? 0,
-      radialNodesRestored: blob.radial?.length ?? 0,
-      engramRowsRestored,
-      profileRestored: blob.profile !== undefined,
-      prunedNotRestored: blob.pruned ?? { archiveRecords: 0, planNodes: 0 },
-    };
-  }
-
-  /** See {@link DreamRepo.checkUndo}. */
-  async checkUndo(agentId: number, id: string): Promise<void> {
-    await this.#undoable(agentId, id);
-  }
-
-  async #undoable(agentId: number, id: string): Promise<UndoBlob> {
-    const pass = await this.get(agentId, id);
-    refuseUndoOf(id, pass);
-    await this.#refuseIfLaterRuns(agentId, pass);
-    const blob = JSON.parse(pass.undo) as UndoBlob;
-    for (const fusion of blob.fusions ?? []) await this.#checkUnfuse(agentId, fusion);
-    for (const refresh of blob.radial ?? []) await this.#checkRefreshUndo(agentId, refresh);
-    return blob;
-  }
-
-  async #refuseIfLaterRuns(agentId: number, pass: DreamRunRow): Promise<void> {
-    const later = await scalar<string>(
-      this.#db,
-      `SELECT id FROM dream_runs WHERE agent_id = $1 AND id <> $2 AND undone_at IS NULL AND undo <> '{}'
-         AND (started_at > $3 OR (started_at = $3 AND seq > (SELECT seq FROM dream_runs WHERE id = $2)))
-       ORDER BY started_at DESC, seq DESC LIMIT 1`,
-      [agentId, pass.id, pass.startedAt],
-    );
-    if (later !== undefined) {
-      throw conflict(`undoDream: pass ${later} ran after ${pass.id} and changed memory; undo ${later} first`);
-    }
-  }
-
-  async #checkUnfuse(agentId: number, fusion: NonNullable<UndoBlob['fusions']>[number]): Promise<void> {
-    const fused = await one<RawTopic>(this.#db, 'SELECT * FROM topics WHERE id = $1 AND agent_id = $2', [
-      fusion.fusedId,
-      agentId,
-    ]);
-    const children = (
-      await all<{ id: string }>(this.#db, 'SELECT id FROM topics WHERE parent_id = $1 ORDER BY id', [
-        fusion.fusedId,
-      ])
-    ).map((row) => row.id);
-    refuseUnfuse(fusion, fused, children);
-  }
-
-  async #checkRefreshUndo(agentId: number, refresh: RefreshWrite): Promise<void> {
-    const row = await one<RawSummaries>(
-      this.#db,
-      'SELECT s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes WHERE id = $1 AND agent_id = $2',
-      [refresh.nodeId, agentId],
-    );
-    if (!refreshStillApplied(row, refresh))
-      throw conflict(`undoDream: the summaries of radial node ${refresh.nodeId} changed since`);
-  }
-
-  async #unfuse(fusion: NonNullable<UndoBlob['fusions']>[number]): Promise<number> {
-    await run(this.#db, 'UPDATE topics SET depth = 1, parent_id = NULL WHERE id = ANY($1::text[])', [
-      fusion.members,
-    ]);
-    const records = await all<{ id: string }>(
-      this.#db,
-      'SELECT id FROM archive WHERE topic_id = $1 ORDER BY id',
-      [fusion.fusedId],
-    );
-    for (const record of records) await this.#index.remove('archive', String(record.id));
-    await this.#index.remove('topic', fusion.fusedId);
-    await run(this.#db, 'DELETE FROM archive WHERE topic_id = $1', [fusion.fusedId]);
-    await run(this.#db, 'DELETE FROM plan_nodes WHERE topic_id = $1', [fusion.fusedId]);
-    await run(this.#db, 'DELETE FROM topics WHERE id = $1', [fusion.fusedId]);
-    return fusion.members.length;
-  }
-
-  async #restoreEngram(agentId: number, engram: NonNullable<UndoBlob['engram']>): Promise<number> {
-    const existing = await this.#engram.existingScenes(agentId, [
-      ...new Set([...engram.nodes.map((n) => n.sceneId), ...engram.edges.flatMap((e) => [e.a, e.b])]),
-    ]);
-    await this.#engram.write(agentId, engramRestoreDiff(engram, existing));
-    return engram.nodes.length + engram.edges.length;
   }
 }
