@@ -1,3 +1,4 @@
+import { HedgehopError, invalidInput } from '../core/errors.js';
 import type {
   UtteranceRole,
   ArchiveKind,
@@ -8,8 +9,10 @@ import type {
   ArchiveRecord,
   PlanNodeRow,
 } from '../core/model/conversation.js';
+import type { IndexDoc } from './index-repo.js';
+import { topicIndexText } from '../core/index-text.js';
 
-/** SQLite rows of conversation memory and their mapping to the public records of src/core/model. */
+/** Rows of conversation memory (engine-neutral: no SQL) and their mapping to the public records of src/core/model. */
 export interface RawScene {
   id: string;
   agent_id: number;
@@ -133,3 +136,69 @@ export const toPlanNode = (row: RawPlanNode): PlanNodeRow => ({
   finishedAt: orUndefined(row.finished_at),
   updatedAt: row.updated_at,
 });
+
+/** The recall-index row of a topic; `undefined` when it has no text (its row is removed). */
+export function topicIndexDoc(agentId: number, topic: Topic): IndexDoc | undefined {
+  const text = topicIndexText({
+    name: topic.name,
+    keywords: topic.keywordsPending ? [] : topic.keywords,
+    outcome: topic.outcome,
+  });
+  if (text.length === 0) return undefined;
+  return {
+    layer: 'topic',
+    ref: topic.id,
+    agentId,
+    sceneId: topic.sceneId,
+    topicId: topic.id,
+    createdAt: topic.userTs ?? topic.openedAt,
+    text,
+  };
+}
+
+/** The part of a turn-opening request that only a new scene may carry. */
+interface SceneCreationFields {
+  readonly newScene: boolean;
+  readonly sceneId?: string | undefined;
+  readonly knowledgeId?: string | undefined;
+  readonly sceneName?: string | undefined;
+}
+
+/** `search` may anchor or name only a scene it creates. */
+export function refuseCreationFields(request: SceneCreationFields): void {
+  if (request.knowledgeId !== undefined)
+    throw invalidInput(
+      'search.knowledgeId',
+      'anchors only a new scene (pass newScene: true, or use updateScene)',
+    );
+  if (request.sceneName !== undefined)
+    throw invalidInput(
+      'search.sceneName',
+      'names only a new scene (pass newScene: true, or use updateScene)',
+    );
+}
+
+/** A `search` while turn `open` is still open may not ask for a new or another scene. */
+export function refuseResumeConflict(request: SceneCreationFields, open: RawTopic): void {
+  const where = `turn ${open.id} is still open in scene ${open.scene_id}`;
+  if (request.newScene)
+    throw new HedgehopError('CONFLICT', `cannot start a new scene: ${where}`, { remedy: 'close-turn' });
+  if (request.sceneId !== undefined && request.sceneId !== open.scene_id) {
+    throw new HedgehopError('CONFLICT', `cannot switch to scene ${request.sceneId}: ${where}`, {
+      remedy: 'close-turn',
+    });
+  }
+}
+
+/** The anchor of scenes merged into `primary`: its own, else the one anchor the others share. */
+export function mergedAnchor(primary: Scene, secondaries: readonly Scene[]): string | undefined {
+  if (primary.knowledgeId !== undefined) return primary.knowledgeId;
+  const anchors = [...new Set(secondaries.map((s) => s.knowledgeId).filter((a) => a !== undefined))];
+  if (anchors.length > 1) {
+    throw new HedgehopError(
+      'CONFLICT',
+      `mergeScenes: the merged scenes are anchored to different knowledge graphs (${anchors.join(', ')}); anchor the kept scene first with updateScene`,
+    );
+  }
+  return anchors[0];
+}

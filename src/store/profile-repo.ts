@@ -1,91 +1,15 @@
 import type { Profile } from '../core/model/conversation.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
-import { profileIndexText } from '../core/index-text.js';
+import {
+  mergedProfile,
+  profileIndexDoc,
+  toProfile,
+  type ProfilePatch,
+  type RawProfile,
+} from './profile-rows.js';
 
-/**
- * A change to the host-owned profile fields. A field left out keeps its stored value; a
- * preference set to `null` is removed, others are added or replaced key by key.
- */
-export interface ProfilePatch {
-  readonly name?: string | undefined;
-  readonly role?: string | undefined;
-  readonly personality?: string | undefined;
-  readonly preferences?: Readonly<Record<string, string | null>> | undefined;
-}
-
-interface RawProfile {
-  name: string;
-  role: string;
-  personality: string;
-  preferences: string;
-  emotion: string;
-  mbti: string;
-  updated_at: number;
-}
-
-const AXES = [
-  ['i_e', 'I', 'E'],
-  ['n_s', 'N', 'S'],
-  ['t_f', 'T', 'F'],
-  ['j_p', 'J', 'P'],
-] as const;
-
-type Axes = { i_e: number; n_s: number; t_f: number; j_p: number };
-
-/** The four-letter type from the axes: `X` for an axis at 0, '' when all are 0 (never trusted from a model). */
-export function mbtiType(axes: Axes): string {
-  if (AXES.every(([key]) => axes[key] === 0)) return '';
-  return AXES.map(([key, negative, positive]) =>
-    axes[key] === 0 ? 'X' : axes[key] < 0 ? negative : positive,
-  ).join('');
-}
-
-function parseObject(json: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-
-function stringRecord(json: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parseObject(json)))
-    if (typeof value === 'string') out[key] = value;
-  return out;
-}
-
-function toProfile(row: RawProfile | undefined, primary: boolean): Profile {
-  const emotion = parseObject(row?.emotion ?? '{}');
-  const mbti = parseObject(row?.mbti ?? '{}');
-  const axes = { i_e: num(mbti.i_e), n_s: num(mbti.n_s), t_f: num(mbti.t_f), j_p: num(mbti.j_p) };
-  return {
-    name: row?.name ?? '',
-    role: row?.role ?? '',
-    personality: row?.personality ?? '',
-    preferences: stringRecord(row?.preferences ?? '{}'),
-    emotion: {
-      valence: num(emotion.valence),
-      arousal: num(emotion.arousal),
-      dominance: num(emotion.dominance),
-    },
-    mbti: { ...axes, type: mbtiType(axes) },
-    agentType: primary ? 'primary' : 'sub',
-    updatedAt: row?.updated_at ?? 0,
-  };
-}
-
-function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(record).sort()) out[key] = record[key] as string;
-  return out;
-}
+export { mbtiType, type ProfilePatch } from './profile-rows.js';
 
 /** Profiles (one per agent) and their row in the recall index. */
 export class ProfileRepo {
@@ -130,23 +54,7 @@ export class ProfileRepo {
     return this.#engine.write('update profile', () => {
       const before = this.get(agentId);
       if (options.onlyIfAbsent && this.exists(agentId)) return { profile: before, changed: false };
-      const preferences: Record<string, string> = { ...before.preferences };
-      for (const [key, value] of Object.entries(patch.preferences ?? {})) {
-        if (value === null) delete preferences[key];
-        else preferences[key] = value;
-      }
-      const next = {
-        name: patch.name ?? before.name,
-        role: patch.role ?? before.role,
-        personality: patch.personality ?? before.personality,
-        preferences: JSON.stringify(sortedRecord(preferences)),
-      };
-      const unchanged =
-        this.exists(agentId) &&
-        next.name === before.name &&
-        next.role === before.role &&
-        next.personality === before.personality &&
-        next.preferences === JSON.stringify(sortedRecord(before.preferences));
+      const { next, unchanged } = mergedProfile(before, patch, this.exists(agentId));
       if (unchanged) return { profile: before, changed: false };
       this.#engine
         .statement(
@@ -164,18 +72,9 @@ export class ProfileRepo {
   }
 
   #reindex(agentId: number, profile: Profile): void {
-    const text = profileIndexText(profile);
-    if (text.length === 0) {
-      this.#index.remove('profile', String(agentId));
-      return;
-    }
-    this.#index.upsert({
-      layer: 'profile',
-      ref: String(agentId),
-      agentId,
-      createdAt: profile.updatedAt,
-      text,
-    });
+    const doc = profileIndexDoc(agentId, profile);
+    if (doc === undefined) this.#index.remove('profile', String(agentId));
+    else this.#index.upsert(doc);
   }
 
   #isPrimary(agentId: number): boolean {

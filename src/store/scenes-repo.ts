@@ -1,6 +1,16 @@
-import { HedgehopError, invalidInput, notFound } from '../core/errors.js';
+import { HedgehopError, notFound } from '../core/errors.js';
 import type { ArchiveRepo, ArchiveWrite } from './archive-repo.js';
-import { parseStringList, toScene, toTopic, type RawScene, type RawTopic } from './conversation-rows.js';
+import {
+  mergedAnchor,
+  parseStringList,
+  refuseCreationFields,
+  refuseResumeConflict,
+  toScene,
+  toTopic,
+  topicIndexDoc,
+  type RawScene,
+  type RawTopic,
+} from './conversation-rows.js';
 import {
   type Scene,
   type Topic,
@@ -12,7 +22,6 @@ import {
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { noOpenTurn, readOpenTurn } from './open-turn.js';
-import { topicIndexText } from '../core/index-text.js';
 
 /** What `search` asks for; validated by the caller. */
 export interface OpenTurnRequest {
@@ -107,15 +116,8 @@ export class ScenesRepo {
   }
 
   #resume(request: OpenTurnRequest, open: RawTopic): OpenedTurn {
-    const where = `turn ${open.id} is still open in scene ${open.scene_id}`;
-    if (request.newScene)
-      throw new HedgehopError('CONFLICT', `cannot start a new scene: ${where}`, { remedy: 'close-turn' });
-    if (request.sceneId !== undefined && request.sceneId !== open.scene_id) {
-      throw new HedgehopError('CONFLICT', `cannot switch to scene ${request.sceneId}: ${where}`, {
-        remedy: 'close-turn',
-      });
-    }
-    this.#refuseCreationFields(request);
+    refuseResumeConflict(request, open);
+    refuseCreationFields(request);
     // A resumed turn writes nothing (the current scene already is the turn's, unless a merge moved it).
     if (this.currentScene(request.agentId)?.id !== open.scene_id)
       this.#setCurrent(request.agentId, open.scene_id);
@@ -130,30 +132,17 @@ export class ScenesRepo {
 
   #resolveScene(request: OpenTurnRequest): { scene: Scene; created: boolean } {
     if (request.sceneId !== undefined) {
-      this.#refuseCreationFields(request);
+      refuseCreationFields(request);
       return { scene: this.#sceneOrThrow(request.agentId, request.sceneId), created: false };
     }
     if (!request.newScene) {
       const current = this.currentScene(request.agentId);
       if (current) {
-        this.#refuseCreationFields(request);
+        refuseCreationFields(request);
         return { scene: current, created: false };
       }
     }
     return { scene: this.#createScene(request), created: true };
-  }
-
-  #refuseCreationFields(request: OpenTurnRequest): void {
-    if (request.knowledgeId !== undefined)
-      throw invalidInput(
-        'search.knowledgeId',
-        'anchors only a new scene (pass newScene: true, or use updateScene)',
-      );
-    if (request.sceneName !== undefined)
-      throw invalidInput(
-        'search.sceneName',
-        'names only a new scene (pass newScene: true, or use updateScene)',
-      );
   }
 
   #createScene(request: OpenTurnRequest): Scene {
@@ -302,24 +291,9 @@ export class ScenesRepo {
   }
 
   #reindexTopic(agentId: number, topic: Topic): void {
-    const text = topicIndexText({
-      name: topic.name,
-      keywords: topic.keywordsPending ? [] : topic.keywords,
-      outcome: topic.outcome,
-    });
-    if (text.length === 0) {
-      this.#index.remove('topic', topic.id);
-      return;
-    }
-    this.#index.upsert({
-      layer: 'topic',
-      ref: topic.id,
-      agentId,
-      sceneId: topic.sceneId,
-      topicId: topic.id,
-      createdAt: topic.userTs ?? topic.openedAt,
-      text,
-    });
+    const doc = topicIndexDoc(agentId, topic);
+    if (doc === undefined) this.#index.remove('topic', topic.id);
+    else this.#index.upsert(doc);
   }
 
   /** One scene of the agent. */
@@ -460,7 +434,7 @@ export class ScenesRepo {
     return this.#engine.write('mergeScenes', () => {
       const primary = this.#sceneOrThrow(agentId, sceneId);
       const secondaries = secondaryIds.map((id) => this.#sceneOrThrow(agentId, id));
-      const anchor = this.#mergedAnchor(primary, secondaries);
+      const anchor = mergedAnchor(primary, secondaries);
       const ids = jsonList(secondaryIds);
       const open = readOpenTurn(this.#engine, agentId);
       const topicsMoved = this.#engine
@@ -492,18 +466,6 @@ export class ScenesRepo {
         openTurnMoved: open !== undefined && secondaryIds.includes(open.scene_id),
       };
     });
-  }
-
-  #mergedAnchor(primary: Scene, secondaries: readonly Scene[]): string | undefined {
-    if (primary.knowledgeId !== undefined) return primary.knowledgeId;
-    const anchors = [...new Set(secondaries.map((s) => s.knowledgeId).filter((a) => a !== undefined))];
-    if (anchors.length > 1) {
-      throw new HedgehopError(
-        'CONFLICT',
-        `mergeScenes: the merged scenes are anchored to different knowledge graphs (${anchors.join(', ')}); anchor the kept scene first with updateScene`,
-      );
-    }
-    return anchors[0];
   }
 
   // Engram rows are derived (Dream rebuilds them); removing those of deleted scenes keeps the

@@ -1,0 +1,496 @@
+import { HedgehopError, notFound } from '../../core/errors.js';
+import type {
+  DeleteReport,
+  MergeReport,
+  Scene,
+  Topic,
+  TopicMessages,
+  UtteranceRole,
+} from '../../core/model/conversation.js';
+import {
+  mergedAnchor,
+  parseStringList,
+  refuseCreationFields,
+  refuseResumeConflict,
+  toScene,
+  toTopic,
+  topicIndexDoc,
+  type RawScene,
+  type RawTopic,
+} from '../conversation-rows.js';
+import { noOpenTurn } from '../open-turn.js';
+import type {
+  CloseTurnRequest,
+  OpenedTurn,
+  OpenTurnRequest,
+  ScenePatch,
+  ScenesRepo,
+} from '../scenes-repo.js';
+import type { IndexRepository, Repository } from '../seam.js';
+import type { PgArchiveRepo } from './archive-repo.js';
+import { readOpenTurn } from './open-turn.js';
+import type { PgQuery } from './pg-query.js';
+import { all, lockAgent, one, run, scalar } from './rows.js';
+
+/**
+ * Scenes, topics (turns) and the agent's current scene in PostgreSQL: the same calls and results
+ * as {@link ScenesRepo}. Every write takes the agent's lock first ({@link lockAgent}), so the open
+ * turn stays one per agent and a `search` racing another on a second machine resumes the turn
+ * the first opened instead of failing on the unique index.
+ */
+export class PgScenesRepo implements Repository<ScenesRepo> {
+  readonly #db: PgQuery;
+  readonly #index: IndexRepository;
+  readonly #archive: PgArchiveRepo;
+
+  constructor(db: PgQuery, index: IndexRepository, archive: PgArchiveRepo) {
+    this.#db = db;
+    this.#index = index;
+    this.#archive = archive;
+  }
+
+  /** See {@link ScenesRepo.openTurn}. */
+  async openTurn(request: OpenTurnRequest): Promise<OpenedTurn> {
+    await lockAgent(this.#db, request.agentId);
+    const open = await readOpenTurn(this.#db, request.agentId);
+    if (open) return this.#resume(request, open);
+    const { scene, created } = await this.#resolveScene(request);
+    await run(
+      this.#db,
+      'UPDATE scenes SET turn_seq = turn_seq + 1, last_used_at = GREATEST($1::bigint, last_used_at) WHERE id = $2',
+      [request.now, scene.id],
+    );
+    await run(
+      this.#db,
+      `INSERT INTO topics (id, agent_id, scene_id, turn_seq, kind, status, depth, opened_at)
+       VALUES ($1, $2, $3, $4, 'turn', 'open', 1, $5)`,
+      [request.newTopicId, request.agentId, scene.id, scene.turnSeq + 1, request.now],
+    );
+    await this.#setCurrent(request.agentId, scene.id);
+    return {
+      scene: await this.#sceneOrThrow(request.agentId, scene.id),
+      turn: await this.#topicOrThrow(request.agentId, request.newTopicId),
+      resumed: false,
+      sceneCreated: created,
+      surface: await this.surface(scene.id),
+    };
+  }
+
+  async #resume(request: OpenTurnRequest, open: RawTopic): Promise<OpenedTurn> {
+    refuseResumeConflict(request, open);
+    refuseCreationFields(request);
+    if ((await this.currentScene(request.agentId))?.id !== open.scene_id)
+      await this.#setCurrent(request.agentId, open.scene_id);
+    return {
+      scene: await this.#sceneOrThrow(request.agentId, open.scene_id),
+      turn: toTopic(open),
+      resumed: true,
+      sceneCreated: false,
+      surface: await this.surface(open.scene_id),
+    };
+  }
+
+  async #resolveScene(request: OpenTurnRequest): Promise<{ scene: Scene; created: boolean }> {
+    if (request.sceneId !== undefined) {
+      refuseCreationFields(request);
+      return { scene: await this.#sceneOrThrow(request.agentId, request.sceneId), created: false };
+    }
+    if (!request.newScene) {
+      const current = await this.currentScene(request.agentId);
+      if (current) {
+        refuseCreationFields(request);
+        return { scene: current, created: false };
+      }
+    }
+    return { scene: await this.#createScene(request), created: true };
+  }
+
+  async #createScene(request: OpenTurnRequest): Promise<Scene> {
+    if (request.knowledgeId !== undefined) await this.#requireKnowledge(request.knowledgeId, 'search');
+    await run(
+      this.#db,
+      `INSERT INTO scenes (id, agent_id, name, knowledge_id, turn_seq, created_at, last_used_at)
+       VALUES ($1, $2, $3, $4, 0, $5, $5)`,
+      [
+        request.newSceneId,
+        request.agentId,
+        request.sceneName ?? `session:${request.newSceneId}`,
+        request.knowledgeId ?? null,
+        request.now,
+      ],
+    );
+    return this.#sceneOrThrow(request.agentId, request.newSceneId);
+  }
+
+  async #requireKnowledge(knowledgeId: string, what: string): Promise<void> {
+    const exists = await scalar(this.#db, 'SELECT 1 FROM kg_graphs WHERE id = $1', [knowledgeId]);
+    if (exists === undefined) throw notFound(`${what}: no knowledge graph ${knowledgeId}`);
+  }
+
+  async #setCurrent(agentId: number, sceneId: string | null): Promise<void> {
+    await run(
+      this.#db,
+      `INSERT INTO agent_state (agent_id, current_scene_id) VALUES ($1, $2)
+       ON CONFLICT (agent_id) DO UPDATE SET current_scene_id = excluded.current_scene_id`,
+      [agentId, sceneId],
+    );
+  }
+
+  /** See {@link ScenesRepo.currentScene}. */
+  async currentScene(agentId: number): Promise<Scene | undefined> {
+    const current = await one<RawScene>(
+      this.#db,
+      `SELECT s.* FROM agent_state a JOIN scenes s ON s.id = a.current_scene_id AND s.agent_id = a.agent_id
+       WHERE a.agent_id = $1`,
+      [agentId],
+    );
+    if (current) return toScene(current);
+    const latest = await one<RawScene>(
+      this.#db,
+      'SELECT * FROM scenes WHERE agent_id = $1 ORDER BY last_used_at DESC, turn_seq DESC, id LIMIT 1',
+      [agentId],
+    );
+    return latest ? toScene(latest) : undefined;
+  }
+
+  /** See {@link ScenesRepo.openTurnOf}. */
+  async openTurnOf(agentId: number): Promise<Topic | undefined> {
+    const row = await readOpenTurn(this.#db, agentId);
+    return row ? toTopic(row) : undefined;
+  }
+
+  /** See {@link ScenesRepo.surface}. */
+  async surface(sceneId: string): Promise<Topic[]> {
+    const rows = await all<RawTopic>(
+      this.#db,
+      `SELECT * FROM topics WHERE scene_id = $1 AND depth = 1 AND status = 'closed'
+       ORDER BY user_ts NULLS FIRST, id`,
+      [sceneId],
+    );
+    return rows.map(toTopic);
+  }
+
+  /** See {@link ScenesRepo.closeTurn}. */
+  async closeTurn(request: CloseTurnRequest): Promise<Topic> {
+    await lockAgent(this.#db, request.agentId);
+    const open = await readOpenTurn(this.#db, request.agentId);
+    if (!open) throw noOpenTurn('update');
+    if (open.id !== request.turnId) {
+      throw new HedgehopError(
+        'CONFLICT',
+        `update: turn ${request.turnId} was closed by another caller while its keywords were distilled; turn ${open.id} is open now`,
+      );
+    }
+    await this.#archive.writeInto(open, request.records);
+    const times = (await one<{ lo: string | null; hi: string | null }>(
+      this.#db,
+      "SELECT min(created_at) AS lo, max(created_at) AS hi FROM archive WHERE topic_id = $1 AND kind = 'utterance'",
+      [open.id],
+    )) ?? { lo: null, hi: null };
+    await run(
+      this.#db,
+      `UPDATE topics SET status = 'closed', closed_at = $1, keywords = $2, keywords_state = $3,
+         outcome = coalesce($4, outcome), user_ts = $5, agent_ts = $6 WHERE id = $7`,
+      [
+        request.now,
+        JSON.stringify(request.keywords ?? []),
+        request.keywords === undefined ? 'pending' : 'ready',
+        request.outcome ?? null,
+        times.lo === null ? request.createdAt : Number(times.lo),
+        times.hi === null ? request.createdAt : Number(times.hi),
+        open.id,
+      ],
+    );
+    const topic = await this.#topicOrThrow(request.agentId, open.id);
+    await this.#reindexTopic(request.agentId, topic);
+    return topic;
+  }
+
+  /** See {@link ScenesRepo.pendingKeywordTopics}. */
+  async pendingKeywordTopics(agentId: number, limit: number): Promise<Topic[]> {
+    const rows = await all<RawTopic>(
+      this.#db,
+      `SELECT * FROM topics WHERE agent_id = $1 AND keywords_state = 'pending' AND status = 'closed'
+       ORDER BY closed_at, id LIMIT $2`,
+      [agentId, limit],
+    );
+    return rows.map(toTopic);
+  }
+
+  /** See {@link ScenesRepo.fillKeywords}. */
+  async fillKeywords(agentId: number, topicId: string, keywords: readonly string[]): Promise<boolean> {
+    await lockAgent(this.#db, agentId);
+    const changes = await run(
+      this.#db,
+      `UPDATE topics SET keywords = $1, keywords_state = 'ready'
+       WHERE id = $2 AND agent_id = $3 AND keywords_state = 'pending' AND status = 'closed'`,
+      [JSON.stringify(keywords), topicId, agentId],
+    );
+    if (changes === 0) return false;
+    await this.#reindexTopic(agentId, await this.#topicOrThrow(agentId, topicId));
+    return true;
+  }
+
+  async #reindexTopic(agentId: number, topic: Topic): Promise<void> {
+    const doc = topicIndexDoc(agentId, topic);
+    if (doc === undefined) await this.#index.remove('topic', topic.id);
+    else await this.#index.upsert(doc);
+  }
+
+  /** See {@link ScenesRepo.getScene}. */
+  async getScene(agentId: number, sceneId: string): Promise<Scene | undefined> {
+    const row = await one<RawScene>(this.#db, 'SELECT * FROM scenes WHERE id = $1 AND agent_id = $2', [
+      sceneId,
+      agentId,
+    ]);
+    return row ? toScene(row) : undefined;
+  }
+
+  async #sceneOrThrow(agentId: number, sceneId: string): Promise<Scene> {
+    const scene = await this.getScene(agentId, sceneId);
+    if (!scene) throw notFound(`no scene ${sceneId} for this agent`);
+    return scene;
+  }
+
+  /** See {@link ScenesRepo.getTopic}. */
+  async getTopic(agentId: number, topicId: string): Promise<Topic | undefined> {
+    const row = await one<RawTopic>(this.#db, 'SELECT * FROM topics WHERE id = $1 AND agent_id = $2', [
+      topicId,
+      agentId,
+    ]);
+    return row ? toTopic(row) : undefined;
+  }
+
+  async #topicOrThrow(agentId: number, topicId: string): Promise<Topic> {
+    const topic = await this.getTopic(agentId, topicId);
+    if (!topic) throw notFound(`no topic ${topicId} for this agent`);
+    return topic;
+  }
+
+  /** See {@link ScenesRepo.listScenes}. */
+  async listScenes(agentId: number, knowledgeId?: string): Promise<Scene[]> {
+    const rows =
+      knowledgeId === undefined
+        ? await all<RawScene>(this.#db, 'SELECT * FROM scenes WHERE agent_id = $1 ORDER BY created_at, id', [
+            agentId,
+          ])
+        : await all<RawScene>(
+            this.#db,
+            'SELECT * FROM scenes WHERE agent_id = $1 AND knowledge_id = $2 ORDER BY created_at, id',
+            [agentId, knowledgeId],
+          );
+    return rows.map(toScene);
+  }
+
+  /** See {@link ScenesRepo.sceneTopics}. */
+  async sceneTopics(sceneId: string): Promise<TopicMessages[]> {
+    const topics = (
+      await all<RawTopic>(
+        this.#db,
+        `SELECT * FROM topics WHERE scene_id = $1 AND depth <= 2 AND status = 'closed'
+         ORDER BY user_ts NULLS FIRST, depth, id`,
+        [sceneId],
+      )
+    ).map(toTopic);
+    const messages = await all<{
+      topic_id: string;
+      seq: number;
+      role: UtteranceRole;
+      speaker: string | null;
+      content_type: string;
+      content: string;
+      created_at: number;
+    }>(
+      this.#db,
+      `SELECT a.topic_id, a.seq, a.role, a.speaker, a.content_type, a.content, a.created_at
+       FROM archive a JOIN topics t ON t.id = a.topic_id
+       WHERE t.scene_id = $1 AND t.depth <= 2 AND t.status = 'closed' AND a.kind = 'utterance'
+       ORDER BY a.topic_id, a.seq`,
+      [sceneId],
+    );
+    const byTopic = new Map<string, TopicMessages['messages'][number][]>();
+    for (const row of messages) {
+      let list = byTopic.get(row.topic_id);
+      if (!list) byTopic.set(row.topic_id, (list = []));
+      list.push({
+        seq: row.seq,
+        role: row.role,
+        speaker: row.speaker ?? undefined,
+        contentType: row.content_type,
+        content: row.content,
+        createdAt: row.created_at,
+      });
+    }
+    return topics.map((topic) => ({ topic, messages: byTopic.get(topic.id) ?? [] }));
+  }
+
+  /** See {@link ScenesRepo.updateScene}. */
+  async updateScene(agentId: number, sceneId: string, patch: ScenePatch): Promise<Scene> {
+    await lockAgent(this.#db, agentId);
+    const scene = await this.#sceneOrThrow(agentId, sceneId);
+    let anchor = scene.knowledgeId;
+    if (patch.knowledgeId === null) anchor = undefined;
+    else if (patch.knowledgeId !== undefined) {
+      await this.#requireKnowledge(patch.knowledgeId, 'updateScene');
+      if (scene.knowledgeId !== undefined && scene.knowledgeId !== patch.knowledgeId && !patch.force) {
+        throw new HedgehopError(
+          'CONFLICT',
+          `updateScene: scene ${sceneId} is anchored to ${scene.knowledgeId}; pass force: true to replace the anchor`,
+        );
+      }
+      anchor = patch.knowledgeId;
+    }
+    const name = patch.name ?? scene.name;
+    if (name === scene.name && anchor === scene.knowledgeId) return scene;
+    await run(this.#db, 'UPDATE scenes SET name = $1, knowledge_id = $2 WHERE id = $3', [
+      name,
+      anchor ?? null,
+      sceneId,
+    ]);
+    return this.#sceneOrThrow(agentId, sceneId);
+  }
+
+  /** See {@link ScenesRepo.renameTopic}. */
+  async renameTopic(agentId: number, topicId: string, name: string): Promise<Topic> {
+    await lockAgent(this.#db, agentId);
+    const topic = await this.#topicOrThrow(agentId, topicId);
+    if (topic.name === name) return topic;
+    await run(this.#db, 'UPDATE topics SET name = $1 WHERE id = $2', [name, topicId]);
+    const renamed = await this.#topicOrThrow(agentId, topicId);
+    await this.#reindexTopic(agentId, renamed);
+    return renamed;
+  }
+
+  /**
+   * See {@link ScenesRepo.mergeScenes}. The index rows follow their topics through the
+   * `search_docs` table's `scene_id` column (the index part's table, as on SQLite).
+   */
+  async mergeScenes(agentId: number, sceneId: string, secondaryIds: readonly string[]): Promise<MergeReport> {
+    await lockAgent(this.#db, agentId);
+    const primary = await this.#sceneOrThrow(agentId, sceneId);
+    const secondaries: Scene[] = [];
+    for (const id of secondaryIds) secondaries.push(await this.#sceneOrThrow(agentId, id));
+    const anchor = mergedAnchor(primary, secondaries);
+    const ids = [...secondaryIds];
+    const open = await readOpenTurn(this.#db, agentId);
+    const topicsMoved = await run(
+      this.#db,
+      'UPDATE topics SET scene_id = $1 WHERE scene_id = ANY($2::text[])',
+      [sceneId, ids],
+    );
+    const indexRowsMoved = await run(
+      this.#db,
+      'UPDATE search_docs SET scene_id = $1 WHERE agent_id = $2 AND scene_id = ANY($3::text[])',
+      [sceneId, agentId, ids],
+    );
+    const engramNodesRemoved = await this.#removeEngram(agentId, ids);
+    await run(this.#db, 'DELETE FROM scenes WHERE id = ANY($1::text[])', [ids]);
+    const lastUsed = Math.max(primary.lastUsedAt, ...secondaries.map((s) => s.lastUsedAt));
+    await run(this.#db, 'UPDATE scenes SET knowledge_id = $1, last_used_at = $2 WHERE id = $3', [
+      anchor ?? null,
+      lastUsed,
+      sceneId,
+    ]);
+    const current = await scalar<string | null>(
+      this.#db,
+      'SELECT current_scene_id FROM agent_state WHERE agent_id = $1',
+      [agentId],
+    );
+    if (current && secondaryIds.includes(current)) await this.#setCurrent(agentId, sceneId);
+    return {
+      sceneId,
+      mergedSceneIds: [...secondaryIds],
+      topicsMoved,
+      indexRowsMoved,
+      engramNodesRemoved,
+      knowledgeId: anchor,
+      openTurnMoved: open !== undefined && secondaryIds.includes(open.scene_id),
+    };
+  }
+
+  // Engram rows are derived (Dream rebuilds them); removing those of deleted scenes keeps the
+  // memory free of rows pointing at nothing.
+  async #removeEngram(agentId: number, sceneIds: readonly string[]): Promise<number> {
+    await run(
+      this.#db,
+      'DELETE FROM engram_edges WHERE agent_id = $1 AND (a = ANY($2::text[]) OR b = ANY($2::text[]))',
+      [agentId, sceneIds],
+    );
+    return run(this.#db, 'DELETE FROM engram_nodes WHERE agent_id = $1 AND scene_id = ANY($2::text[])', [
+      agentId,
+      sceneIds,
+    ]);
+  }
+
+  /** See {@link ScenesRepo.deleteScene}. */
+  async deleteScene(agentId: number, sceneId: string): Promise<DeleteReport> {
+    await lockAgent(this.#db, agentId);
+    await this.#sceneOrThrow(agentId, sceneId);
+    const topicIds = (
+      await all<{ id: string }>(this.#db, 'SELECT id FROM topics WHERE scene_id = $1 ORDER BY id', [sceneId])
+    ).map((row) => row.id);
+    const removed = await this.#removeTopics(agentId, topicIds);
+    const engramNodes = await this.#removeEngram(agentId, [sceneId]);
+    await run(this.#db, 'DELETE FROM scenes WHERE id = $1', [sceneId]);
+    await run(
+      this.#db,
+      'UPDATE agent_state SET current_scene_id = NULL WHERE agent_id = $1 AND current_scene_id = $2',
+      [agentId, sceneId],
+    );
+    return { sceneIds: [sceneId], topicIds, ...removed, engramNodes };
+  }
+
+  /** See {@link ScenesRepo.deleteTopic}. */
+  async deleteTopic(agentId: number, topicId: string): Promise<DeleteReport> {
+    await lockAgent(this.#db, agentId);
+    const topicIds = (
+      await all<{ id: string }>(
+        this.#db,
+        `WITH RECURSIVE closure(id) AS (
+           SELECT id FROM topics WHERE id = $1 AND agent_id = $2
+           UNION SELECT t.id FROM topics t JOIN closure c ON t.parent_id = c.id)
+         SELECT id FROM closure ORDER BY id`,
+        [topicId, agentId],
+      )
+    ).map((row) => row.id);
+    if (topicIds.length === 0) throw notFound(`deleteTopic: no topic ${topicId} for this agent`);
+    return { sceneIds: [], topicIds, ...(await this.#removeTopics(agentId, topicIds)), engramNodes: 0 };
+  }
+
+  /**
+   * Removes topics with their records, plan steps and index rows. The index rows go through the
+   * index repository (one call per record and per topic), so whatever the index keeps beside a
+   * row (its vector) goes with it.
+   */
+  async #removeTopics(
+    agentId: number,
+    topicIds: readonly string[],
+  ): Promise<Pick<DeleteReport, 'archiveRecords' | 'planNodes' | 'indexRows' | 'openTurnDeleted'>> {
+    const ids = [...topicIds];
+    const open = await readOpenTurn(this.#db, agentId);
+    const records = await all<{ id: string }>(
+      this.#db,
+      'SELECT id FROM archive WHERE agent_id = $1 AND topic_id = ANY($2::text[]) ORDER BY id',
+      [agentId, ids],
+    );
+    let indexRows = 0;
+    for (const record of records) indexRows += await this.#index.remove('archive', String(record.id));
+    for (const id of ids) indexRows += await this.#index.remove('topic', id);
+    const archiveRecords = await run(this.#db, 'DELETE FROM archive WHERE topic_id = ANY($1::text[])', [ids]);
+    const planNodes = await run(this.#db, 'DELETE FROM plan_nodes WHERE topic_id = ANY($1::text[])', [ids]);
+    // PostgreSQL checks the topics' own foreign key (parent_id) at the end of the statement.
+    await run(this.#db, 'DELETE FROM topics WHERE id = ANY($1::text[])', [ids]);
+    return {
+      archiveRecords,
+      planNodes,
+      indexRows,
+      openTurnDeleted: open !== undefined && topicIds.includes(open.id),
+    };
+  }
+
+  /** See {@link ScenesRepo.topicKeywords}. */
+  async topicKeywords(topicId: string): Promise<string[]> {
+    const json = await scalar<string>(this.#db, 'SELECT keywords FROM topics WHERE id = $1', [topicId]);
+    return json === undefined ? [] : parseStringList(json);
+  }
+}
