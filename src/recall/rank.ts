@@ -88,8 +88,11 @@ export async function rankDocuments(
   const statistics = await tx.recall.termStatistics(candidateTerms.map((term) => term.stem));
   const terms = mostInformativeTerms(candidateTerms, statistics.frequency);
   const match = matchExpression(terms.map((term) => term.word));
-  const candidates = Math.max(weights.candidates, options.limit);
-  const matched = match ? await tx.recall.match(match, filter, candidates) : [];
+  // The best `candidates` BM25 matches are re-ranked with the priors; a longer read continues
+  // with the next matches in BM25 order, so every read of a query shares the same head.
+  const candidates = Math.max(1, weights.candidates);
+  const read = match ? await tx.recall.match(match, filter, Math.max(candidates, options.limit)) : [];
+  const matched = read.slice(0, candidates);
   const nearest = queryVector ? await vectorCandidates(tx, queryVector, filter, candidates) : [];
   if (!match && nearest.length === 0) {
     const recent = await tx.recall.recent(filter, options.limit);
@@ -118,6 +121,7 @@ export async function rankDocuments(
     await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights),
     weights,
   );
+  if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
   const texts = await tx.recall.resolve(top.map((s) => s.doc));
   const confidence = confidenceOf(statistics, terms, texts);
@@ -158,6 +162,21 @@ function capScenes(ranked: Scored[], weights: RankWeights): Scored[] {
   const floor = head.at(-1)?.score ?? Number.POSITIVE_INFINITY;
   for (const row of deferred) row.score = Math.min(row.score, floor);
   return [...head, ...deferred, ...ranked.slice(i)];
+}
+
+/**
+ * Appends the matches past the re-ranked ones, in BM25 order, each scored by its normalised BM25
+ * but never above the row before it (scores fall with rank).
+ */
+function appendTail(scored: Scored[], tail: readonly MatchedDoc[], best: number): void {
+  const present = new Set(scored.map((s) => s.doc.rowid));
+  let floor = scored.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+  for (const doc of tail) {
+    if (present.has(doc.rowid)) continue;
+    const lexical = best > 0 ? doc.bm25 / best : 0;
+    floor = Math.min(floor, lexical);
+    scored.push({ doc, lexical, score: floor });
+  }
 }
 
 /** True when a row passes every provenance filter (vector hits are filtered after the search). */

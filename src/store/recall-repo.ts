@@ -103,12 +103,16 @@ export class RecallRepo {
    * best BM25 first, at most `limit`.
    */
   match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {
+    // FTS5 ranks its matches itself (BM25, `ORDER BY rank`) and hands them over best first; the
+    // CROSS JOIN keeps that order, so only rows up to the limit are looked up and filtered, and
+    // no sort of the joined rows is needed.
     const rows = this.#engine
       .statement(
-        `SELECT ${DOC_COLUMNS}, -bm25(search_fts) AS bm25
-         FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
-         WHERE search_fts MATCH :match AND ${FILTER_SQL}
-         ORDER BY bm25 DESC LIMIT :limit`,
+        `SELECT ${DOC_COLUMNS}, -f.rank AS bm25
+         FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH :match ORDER BY rank LIMIT -1) f
+         CROSS JOIN search_docs d ON d.rowid = f.rowid
+         WHERE ${FILTER_SQL}
+         ORDER BY f.rank LIMIT :limit`,
       )
       .all({ ...filterParams(filter), match, limit }) as RawDoc[];
     return rows.map((row) => ({ ...toDoc(row), bm25: row.bm25 ?? 0 }));
