@@ -247,7 +247,7 @@ class ContentCache {
     this.#tx = tx;
   }
 
-  readonly #heads = new Map<number, ArchiveText>();
+  readonly #speakers = new Map<number, string | undefined>();
 
   /** Contents of the given archive rows (by `ref`), reading only the ones not yet cached. */
   async get(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
@@ -257,16 +257,26 @@ class ContentCache {
     return this.#texts;
   }
 
-  /** Speaker, role and the first characters of the content (enough for a `Name:` label). */
-  async heads(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
+  /**
+   * The speaker of each given archive row (by `ref`): its speaker column, else the `Name:` label
+   * its content starts with (looked for in the first characters, or in the whole content when it
+   * was read already); absent when it names none.
+   */
+  async speakers(docs: readonly DocRow[]): Promise<Map<number, string | undefined>> {
     const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
-    const missing = wanted.filter((id) => !this.#heads.has(id) && !this.#texts.has(id));
-    for (const [id, text] of await this.#tx.recall.archiveRecords(missing, SPEAKER_HEAD_CHARS))
-      this.#heads.set(id, text);
-    const out = new Map(this.#heads);
+    const missing = wanted.filter((id) => !this.#speakers.has(id) && !this.#texts.has(id));
+    const heads = await this.#tx.recall.speakerHeads(missing, SPEAKER_HEAD_CHARS);
+    for (const id of missing) {
+      const found = heads.get(id);
+      this.#speakers.set(
+        id,
+        found?.speaker ?? (found?.head === undefined ? undefined : speakerOf(found.head)),
+      );
+    }
+    const out = new Map(this.#speakers);
     for (const id of wanted) {
       const full = this.#texts.get(id);
-      if (full) out.set(id, full);
+      if (full) out.set(id, full.speaker ?? speakerOf(full.content));
     }
     return out;
   }
@@ -391,12 +401,12 @@ async function addNeighbourContext(
     .filter((s) => s.doc.layer === 'archive' && s.doc.sceneId !== null)
     .slice(0, weights.neighbourSeeds);
   const boost = new Map<number, number>();
+  const around = await tx.recall.sceneNeighboursOf(
+    seeds.map((seed) => ({ rowid: seed.doc.rowid, sceneId: seed.doc.sceneId as string })),
+    weights.neighbourWindow,
+  );
   for (const seed of seeds) {
-    const neighbours = await tx.recall.sceneNeighbours(
-      seed.doc.sceneId as string,
-      seed.doc.rowid,
-      weights.neighbourWindow,
-    );
+    const neighbours = around.get(seed.doc.rowid) ?? [];
     const seedIndex = neighbours.findIndex((n) => n.rowid > seed.doc.rowid);
     const center = seedIndex === -1 ? neighbours.length : seedIndex;
     neighbours.forEach((neighbour, i) => {
@@ -464,10 +474,9 @@ async function addSpeaker(
   if (weights.speaker <= 0) return;
   const stems = new Set(terms.map((t) => t.stem));
   const archive = [...byRowid.values()].filter((s) => s.doc.layer === 'archive');
-  const contents = await cache.heads(archive.map((s) => s.doc));
+  const speakers = await cache.speakers(archive.map((s) => s.doc));
   for (const s of archive) {
-    const record = contents.get(Number(s.doc.ref));
-    const speaker = record && (record.speaker ?? speakerOf(record.content));
+    const speaker = speakers.get(Number(s.doc.ref));
     if (speaker !== undefined && tokenize(speaker).some((word) => stems.has(stem(word)))) {
       s.score += weights.speaker;
     }
