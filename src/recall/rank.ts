@@ -60,6 +60,8 @@ export const DEFAULT_WEIGHTS: RankWeights = {
   feedbackTerms: 10,
   feedbackAfterPriors: false,
   feedbackMaxShare: 0.05,
+  feedbackMaxRows: 500,
+  feedbackCandidates: 100,
   vector: 1,
   sceneCap: 8,
   sceneCapWindow: 10,
@@ -285,9 +287,6 @@ class ContentCache {
 /** Characters of a record read to find its speaker label. */
 const SPEAKER_HEAD_CHARS = 64;
 
-/** Feedback words held by more rows than this are not searched, whatever the index size. */
-const FEEDBACK_MAX_ROWS = 500;
-
 /** A fresh copy of each row's scores (priors add to `score` in place). */
 function cloneScores(scores: ReadonlyMap<number, Scored>): Map<number, Scored> {
   const out = new Map<number, Scored>();
@@ -348,7 +347,7 @@ async function addFeedback(
   // Words in a large share of the index say little and make the second query slow.
   const statistics = await tx.recall.termStatistics(strongest.map(([stemmed]) => stemmed));
   const documents = statistics.documents;
-  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
+  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, weights.feedbackMaxRows));
   for (const [stemmed, e] of strongest) {
     const frequency = statistics.frequency(stemmed);
     if (frequency <= maxFrequency)
@@ -357,7 +356,7 @@ async function addFeedback(
   const expansion = weighed.sort((a, b) => b.weight - a.weight).slice(0, weights.feedbackTerms);
   const match = matchExpression(expansion.map((e) => e.word));
   if (!match) return false;
-  const more = await tx.recall.match(match, filter, candidates);
+  const more = await tx.recall.match(match, filter, Math.min(candidates, weights.feedbackCandidates));
   for (const [rowid, extra] of normalise(more)) {
     const existing = lexical.get(rowid);
     const gain = weights.feedback * extra.lexical;
