@@ -39,6 +39,7 @@ export function toDocFilter(options: SearchOptions): DocFilter {
 export interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
+  /** Worked out from the row's text when first read (rows that are never shown cost nothing). */
   readonly confidence: number;
   /** The verbatim text behind the row, read once for its confidence (absent when the record is gone). */
   readonly resolved?: ResolvedText | undefined;
@@ -126,13 +127,20 @@ export async function rankDocuments(
   if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
   const texts = await tx.recall.resolve(top.map((s) => s.doc));
-  const confidence = confidenceOf(statistics, terms, texts);
-  return top.map((s) => ({
-    doc: s.doc,
-    score: s.score,
-    confidence: confidence.get(s.doc.rowid) ?? 0,
-    resolved: texts.get(s.doc.rowid),
-  }));
+  const confidence = confidenceOf(statistics, terms);
+  return top.map((s) => {
+    const resolved = texts.get(s.doc.rowid);
+    let value: number | undefined;
+    return {
+      doc: s.doc,
+      score: s.score,
+      get confidence(): number {
+        value ??= resolved === undefined ? 0 : confidence(resolved.text);
+        return value;
+      },
+      resolved,
+    };
+  });
 }
 
 /**
@@ -536,27 +544,21 @@ function idf(documentFrequency: number, documents: number): number {
 }
 
 /**
- * The calibrated confidence of each row: the IDF-weighted share of the query's words found in
- * the row's verbatim text (see {@link SearchHit.confidence}).
+ * The calibrated confidence of a text: the IDF-weighted share of the query's words found in it
+ * (see {@link SearchHit.confidence}). The weights are read now (inside the read); each text is
+ * compared only when its confidence is asked for, so rows that are never shown cost nothing.
  */
-function confidenceOf(
-  statistics: TermStatistics,
-  terms: readonly QueryTerm[],
-  texts: ReadonlyMap<number, ResolvedText>,
-): Map<number, number> {
-  const out = new Map<number, number>();
-  if (terms.length === 0 || texts.size === 0) return out;
+function confidenceOf(statistics: TermStatistics, terms: readonly QueryTerm[]): (text: string) => number {
   const weightsByStem = new Map(
     terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
-  if (total <= 0) return out;
-  for (const [rowid, resolved] of texts) {
+  if (total <= 0) return () => 0;
+  return (text) => {
     // Only the head of a very long text (a node's full context) is compared.
-    const present = new Set(tokenize(sliceCodePoints(resolved.text, CONFIDENCE_MAX_CHARS)).map(stem));
+    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
     let found = 0;
     for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
-    out.set(rowid, Math.min(1, found / total));
-  }
-  return out;
+    return Math.min(1, found / total);
+  };
 }
