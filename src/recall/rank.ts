@@ -39,6 +39,7 @@ export function toDocFilter(options: SearchOptions): DocFilter {
 export interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
+  /** Worked out from the row's text when first read (rows that are never shown cost nothing). */
   readonly confidence: number;
   /** The verbatim text behind the row, read once for its confidence (absent when the record is gone). */
   readonly resolved?: ResolvedText | undefined;
@@ -60,6 +61,8 @@ export const DEFAULT_WEIGHTS: RankWeights = {
   feedbackTerms: 10,
   feedbackAfterPriors: false,
   feedbackMaxShare: 0.05,
+  feedbackMaxRows: 500,
+  feedbackCandidates: 100,
   vector: 1,
   sceneCap: 8,
   sceneCapWindow: 10,
@@ -88,8 +91,11 @@ export async function rankDocuments(
   const statistics = await tx.recall.termStatistics(candidateTerms.map((term) => term.stem));
   const terms = mostInformativeTerms(candidateTerms, statistics.frequency);
   const match = matchExpression(terms.map((term) => term.word));
-  const candidates = Math.max(weights.candidates, options.limit);
-  const matched = match ? await tx.recall.match(match, filter, candidates) : [];
+  // The best `candidates` BM25 matches are re-ranked with the priors; a longer read continues
+  // with the next matches in BM25 order, so every read of a query shares the same head.
+  const candidates = Math.max(1, weights.candidates);
+  const read = match ? await tx.recall.match(match, filter, Math.max(candidates, options.limit)) : [];
+  const matched = read.slice(0, candidates);
   const nearest = queryVector ? await vectorCandidates(tx, queryVector, filter, candidates) : [];
   if (!match && nearest.length === 0) {
     const recent = await tx.recall.recent(filter, options.limit);
@@ -118,15 +124,23 @@ export async function rankDocuments(
     await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights),
     weights,
   );
+  if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
   const texts = await tx.recall.resolve(top.map((s) => s.doc));
-  const confidence = confidenceOf(statistics, terms, texts);
-  return top.map((s) => ({
-    doc: s.doc,
-    score: s.score,
-    confidence: confidence.get(s.doc.rowid) ?? 0,
-    resolved: texts.get(s.doc.rowid),
-  }));
+  const confidence = confidenceOf(statistics, terms);
+  return top.map((s) => {
+    const resolved = texts.get(s.doc.rowid);
+    let value: number | undefined;
+    return {
+      doc: s.doc,
+      score: s.score,
+      get confidence(): number {
+        value ??= resolved === undefined ? 0 : confidence(resolved.text);
+        return value;
+      },
+      resolved,
+    };
+  });
 }
 
 /**
@@ -158,6 +172,21 @@ function capScenes(ranked: Scored[], weights: RankWeights): Scored[] {
   const floor = head.at(-1)?.score ?? Number.POSITIVE_INFINITY;
   for (const row of deferred) row.score = Math.min(row.score, floor);
   return [...head, ...deferred, ...ranked.slice(i)];
+}
+
+/**
+ * Appends the matches past the re-ranked ones, in BM25 order, each scored by its normalised BM25
+ * but never above the row before it (scores fall with rank).
+ */
+function appendTail(scored: Scored[], tail: readonly MatchedDoc[], best: number): void {
+  const present = new Set(scored.map((s) => s.doc.rowid));
+  let floor = scored.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+  for (const doc of tail) {
+    if (present.has(doc.rowid)) continue;
+    const lexical = best > 0 ? doc.bm25 / best : 0;
+    floor = Math.min(floor, lexical);
+    scored.push({ doc, lexical, score: floor });
+  }
 }
 
 /** True when a row passes every provenance filter (vector hits are filtered after the search). */
@@ -228,7 +257,7 @@ class ContentCache {
     this.#tx = tx;
   }
 
-  readonly #heads = new Map<number, ArchiveText>();
+  readonly #speakers = new Map<number, string | undefined>();
 
   /** Contents of the given archive rows (by `ref`), reading only the ones not yet cached. */
   async get(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
@@ -238,16 +267,26 @@ class ContentCache {
     return this.#texts;
   }
 
-  /** Speaker, role and the first characters of the content (enough for a `Name:` label). */
-  async heads(docs: readonly DocRow[]): Promise<Map<number, ArchiveText>> {
+  /**
+   * The speaker of each given archive row (by `ref`): its speaker column, else the `Name:` label
+   * its content starts with (looked for in the first characters, or in the whole content when it
+   * was read already); absent when it names none.
+   */
+  async speakers(docs: readonly DocRow[]): Promise<Map<number, string | undefined>> {
     const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
-    const missing = wanted.filter((id) => !this.#heads.has(id) && !this.#texts.has(id));
-    for (const [id, text] of await this.#tx.recall.archiveRecords(missing, SPEAKER_HEAD_CHARS))
-      this.#heads.set(id, text);
-    const out = new Map(this.#heads);
+    const missing = wanted.filter((id) => !this.#speakers.has(id) && !this.#texts.has(id));
+    const heads = await this.#tx.recall.speakerHeads(missing, SPEAKER_HEAD_CHARS);
+    for (const id of missing) {
+      const found = heads.get(id);
+      this.#speakers.set(
+        id,
+        found?.speaker ?? (found?.head === undefined ? undefined : speakerOf(found.head)),
+      );
+    }
+    const out = new Map(this.#speakers);
     for (const id of wanted) {
       const full = this.#texts.get(id);
-      if (full) out.set(id, full);
+      if (full) out.set(id, full.speaker ?? speakerOf(full.content));
     }
     return out;
   }
@@ -255,9 +294,6 @@ class ContentCache {
 
 /** Characters of a record read to find its speaker label. */
 const SPEAKER_HEAD_CHARS = 64;
-
-/** Feedback words held by more rows than this are not searched, whatever the index size. */
-const FEEDBACK_MAX_ROWS = 500;
 
 /** A fresh copy of each row's scores (priors add to `score` in place). */
 function cloneScores(scores: ReadonlyMap<number, Scored>): Map<number, Scored> {
@@ -319,7 +355,7 @@ async function addFeedback(
   // Words in a large share of the index say little and make the second query slow.
   const statistics = await tx.recall.termStatistics(strongest.map(([stemmed]) => stemmed));
   const documents = statistics.documents;
-  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, FEEDBACK_MAX_ROWS));
+  const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, weights.feedbackMaxRows));
   for (const [stemmed, e] of strongest) {
     const frequency = statistics.frequency(stemmed);
     if (frequency <= maxFrequency)
@@ -328,7 +364,7 @@ async function addFeedback(
   const expansion = weighed.sort((a, b) => b.weight - a.weight).slice(0, weights.feedbackTerms);
   const match = matchExpression(expansion.map((e) => e.word));
   if (!match) return false;
-  const more = await tx.recall.match(match, filter, candidates);
+  const more = await tx.recall.match(match, filter, Math.min(candidates, weights.feedbackCandidates));
   for (const [rowid, extra] of normalise(more)) {
     const existing = lexical.get(rowid);
     const gain = weights.feedback * extra.lexical;
@@ -372,12 +408,12 @@ async function addNeighbourContext(
     .filter((s) => s.doc.layer === 'archive' && s.doc.sceneId !== null)
     .slice(0, weights.neighbourSeeds);
   const boost = new Map<number, number>();
+  const around = await tx.recall.sceneNeighboursOf(
+    seeds.map((seed) => ({ rowid: seed.doc.rowid, sceneId: seed.doc.sceneId as string })),
+    weights.neighbourWindow,
+  );
   for (const seed of seeds) {
-    const neighbours = await tx.recall.sceneNeighbours(
-      seed.doc.sceneId as string,
-      seed.doc.rowid,
-      weights.neighbourWindow,
-    );
+    const neighbours = around.get(seed.doc.rowid) ?? [];
     const seedIndex = neighbours.findIndex((n) => n.rowid > seed.doc.rowid);
     const center = seedIndex === -1 ? neighbours.length : seedIndex;
     neighbours.forEach((neighbour, i) => {
@@ -445,10 +481,9 @@ async function addSpeaker(
   if (weights.speaker <= 0) return;
   const stems = new Set(terms.map((t) => t.stem));
   const archive = [...byRowid.values()].filter((s) => s.doc.layer === 'archive');
-  const contents = await cache.heads(archive.map((s) => s.doc));
+  const speakers = await cache.speakers(archive.map((s) => s.doc));
   for (const s of archive) {
-    const record = contents.get(Number(s.doc.ref));
-    const speaker = record && (record.speaker ?? speakerOf(record.content));
+    const speaker = speakers.get(Number(s.doc.ref));
     if (speaker !== undefined && tokenize(speaker).some((word) => stems.has(stem(word)))) {
       s.score += weights.speaker;
     }
@@ -509,27 +544,21 @@ function idf(documentFrequency: number, documents: number): number {
 }
 
 /**
- * The calibrated confidence of each row: the IDF-weighted share of the query's words found in
- * the row's verbatim text (see {@link SearchHit.confidence}).
+ * The calibrated confidence of a text: the IDF-weighted share of the query's words found in it
+ * (see {@link SearchHit.confidence}). The weights are read now (inside the read); each text is
+ * compared only when its confidence is asked for, so rows that are never shown cost nothing.
  */
-function confidenceOf(
-  statistics: TermStatistics,
-  terms: readonly QueryTerm[],
-  texts: ReadonlyMap<number, ResolvedText>,
-): Map<number, number> {
-  const out = new Map<number, number>();
-  if (terms.length === 0 || texts.size === 0) return out;
+function confidenceOf(statistics: TermStatistics, terms: readonly QueryTerm[]): (text: string) => number {
   const weightsByStem = new Map(
     terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
-  if (total <= 0) return out;
-  for (const [rowid, resolved] of texts) {
+  if (total <= 0) return () => 0;
+  return (text) => {
     // Only the head of a very long text (a node's full context) is compared.
-    const present = new Set(tokenize(sliceCodePoints(resolved.text, CONFIDENCE_MAX_CHARS)).map(stem));
+    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
     let found = 0;
     for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
-    out.set(rowid, Math.min(1, found / total));
-  }
-  return out;
+    return Math.min(1, found / total);
+  };
 }

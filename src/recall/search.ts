@@ -79,7 +79,7 @@ export async function searchIndexResolved(store: StoreSeam, options: SearchOptio
     }),
   );
   return ranked.flatMap((entry) =>
-    entry.resolved ? [{ hit: toHit(entry.doc, entry), resolved: entry.resolved }] : [],
+    entry.resolved ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved }] : [],
   );
 }
 
@@ -101,5 +101,16 @@ function toHit(doc: DocRow, ranked: { score: number; confidence: number }): Sear
     createdAt: doc.createdAt,
     score: ranked.score,
     confidence: ranked.confidence,
+  };
+}
+
+/** {@link toHit} whose confidence is worked out when first read (recall reads it for the hits it returns only). */
+function toLazyHit(doc: DocRow, ranked: { score: number; readonly confidence: number }): SearchHit {
+  const { confidence: _, ...rest } = toHit(doc, { score: ranked.score, confidence: 0 });
+  return {
+    ...rest,
+    get confidence(): number {
+      return ranked.confidence;
+    },
   };
 }

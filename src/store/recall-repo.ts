@@ -41,6 +41,32 @@ export interface MatchedDoc extends DocRow {
 const DOC_COLUMNS =
   'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at';
 
+/** A row of {@link DOC_COLUMNS} read as an array (cheaper than an object per row), then more columns. */
+type RawDocArray = [
+  number,
+  number | null,
+  IndexLayer,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  ...unknown[],
+];
+
+const fromArray = (row: RawDocArray): DocRow => ({
+  rowid: row[0],
+  agentId: row[1],
+  layer: row[2],
+  ref: row[3],
+  part: row[4],
+  lineId: row[5],
+  sceneId: row[6],
+  topicId: row[7],
+  createdAt: row[8],
+});
+
 // One static statement for every filter combination: an absent filter is bound as NULL.
 const FILTER_SQL = `(d.agent_id = :agent OR d.agent_id IS NULL)
   AND (:layers IS NULL OR d.layer IN (SELECT value FROM json_each(:layers)))
@@ -68,7 +94,7 @@ export interface ArchiveText {
   /** Who spoke, when the record names a speaker. */
   readonly speaker: string | undefined;
   readonly role: string | undefined;
-  /** Length of the whole content in characters (even when only its head was read). */
+  /** Length of the content in characters. */
   readonly chars: number;
 }
 
@@ -103,15 +129,20 @@ export class RecallRepo {
    * best BM25 first, at most `limit`.
    */
   match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {
+    // FTS5 ranks its matches itself (BM25, `ORDER BY rank`) and hands them over best first; the
+    // CROSS JOIN keeps that order, so only rows up to the limit are looked up and filtered, and
+    // no sort of the joined rows is needed.
     const rows = this.#engine
       .statement(
-        `SELECT ${DOC_COLUMNS}, -bm25(search_fts) AS bm25
-         FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
-         WHERE search_fts MATCH :match AND ${FILTER_SQL}
-         ORDER BY bm25 DESC LIMIT :limit`,
+        `SELECT ${DOC_COLUMNS}, -f.rank AS bm25
+         FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH :match ORDER BY rank LIMIT -1) f
+         CROSS JOIN search_docs d ON d.rowid = f.rowid
+         WHERE ${FILTER_SQL}
+         ORDER BY f.rank LIMIT :limit`,
       )
-      .all({ ...filterParams(filter), match, limit }) as RawDoc[];
-    return rows.map((row) => ({ ...toDoc(row), bm25: row.bm25 ?? 0 }));
+      .raw()
+      .all({ ...filterParams(filter), match, limit }) as RawDocArray[];
+    return rows.map((row) => ({ ...fromArray(row), bm25: (row[9] as number | null) ?? 0 }));
   }
 
   /** The bare FTS5 floor: rowids matching `match`, best first (benchmarks compare against it). */
@@ -191,36 +222,74 @@ export class RecallRepo {
   }
 
   /**
-   * The archive rows of the same scene just before and after `rowid` (in insertion order,
-   * which is conversation order), at most `window` on each side.
+   * The neighbours of many rows in one query (insertion order is conversation order): for each seed (a row and its scene), the
+   * archive rows of its scene just before and after it, at most `window` on each side, in rowid
+   * order. Seeds without neighbours are absent from the result.
    */
-  sceneNeighbours(sceneId: string, rowid: number, window: number): DocRow[] {
+  sceneNeighboursOf(
+    seeds: readonly { readonly rowid: number; readonly sceneId: string }[],
+    window: number,
+  ): Map<number, DocRow[]> {
+    const out = new Map<number, DocRow[]>();
+    if (seeds.length === 0 || window <= 0) return out;
+    const side = (op: '<' | '>', order: 'DESC' | 'ASC'): string =>
+      `SELECT s.seed, ${DOC_COLUMNS} FROM s JOIN search_docs d ON d.rowid IN (
+         SELECT x.rowid FROM search_docs x
+         WHERE x.scene_id = s.scene AND x.rowid ${op} s.seed AND x.layer = 'archive'
+         ORDER BY x.rowid ${order} LIMIT :window)`;
     const rows = this.#engine
       .statement(
-        `SELECT * FROM (SELECT ${DOC_COLUMNS} FROM search_docs d
-           WHERE d.scene_id = :scene AND d.rowid < :rowid AND d.layer = 'archive' ORDER BY d.rowid DESC LIMIT :window)
-         UNION ALL
-         SELECT * FROM (SELECT ${DOC_COLUMNS} FROM search_docs d
-           WHERE d.scene_id = :scene AND d.rowid > :rowid AND d.layer = 'archive' ORDER BY d.rowid ASC LIMIT :window)`,
+        `WITH s AS (SELECT json_extract(value, '$[0]') AS scene, json_extract(value, '$[1]') AS seed
+                    FROM json_each(:seeds))
+         ${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}`,
       )
-      .all({ scene: sceneId, rowid, window }) as RawDoc[];
-    return rows.map(toDoc).sort((a, b) => a.rowid - b.rowid);
+      .raw()
+      .all({ seeds: JSON.stringify(seeds.map((seed) => [seed.sceneId, seed.rowid])), window }) as [
+      number,
+      ...RawDocArray,
+    ][];
+    for (const [seed, ...doc] of rows) {
+      const list = out.get(seed) ?? [];
+      list.push(fromArray(doc as RawDocArray));
+      out.set(seed, list);
+    }
+    for (const list of out.values()) list.sort((a, b) => a.rowid - b.rowid);
+    return out;
   }
 
   /**
-   * Archive records by id (one query): what was said and by whom, for ranking by their words.
-   * With `headChars`, only the first that many characters of each content are read.
+   * For the archive records among `ids` that can name a speaker: the speaker column, or else the
+   * first `headChars` characters of the content when they hold a `:` (a `Name:` label). Records
+   * with neither are left out, so a query over records without labels reads no text.
    */
-  archiveRecords(ids: readonly number[], headChars?: number): Map<number, ArchiveText> {
+  speakerHeads(ids: readonly number[], headChars: number): Map<number, { speaker?: string; head?: string }> {
+    const out = new Map<number, { speaker?: string; head?: string }>();
+    if (ids.length === 0) return out;
+    const rows = this.#engine
+      .statement(
+        `SELECT id, speaker, CASE WHEN speaker IS NULL THEN substr(content, 1, :head) END AS head
+         FROM archive
+         WHERE id IN (SELECT value FROM json_each(:ids))
+           AND (speaker IS NOT NULL OR instr(substr(content, 1, :head), ':') > 0)`,
+      )
+      .raw()
+      .all({ ids: JSON.stringify(ids), head: headChars }) as [number, string | null, string | null][];
+    for (const [id, speaker, head] of rows) {
+      out.set(id, speaker !== null ? { speaker } : head !== null ? { head } : {});
+    }
+    return out;
+  }
+
+  /** Archive records by id (one query): what was said and by whom, for ranking by their words. */
+  archiveRecords(ids: readonly number[]): Map<number, ArchiveText> {
     const out = new Map<number, ArchiveText>();
     if (ids.length === 0) return out;
     const rows = this.#engine
       .statement(
-        `SELECT id, CASE WHEN :head IS NULL THEN content ELSE substr(content, 1, :head) END AS content, speaker, role,
-                length(content) AS chars
-         FROM archive WHERE id IN (SELECT value FROM json_each(:ids))`,
+        `SELECT id, content, speaker, role, length(content) AS chars
+         FROM archive WHERE id IN (SELECT value FROM json_each(?))`,
       )
-      .all({ ids: JSON.stringify(ids), head: headChars ?? null }) as {
+      .all(JSON.stringify(ids)) as {
       id: number;
       content: string;
       speaker: string | null;

@@ -8,6 +8,8 @@ export interface SqlStatement {
   all(...params: unknown[]): unknown[];
   iterate(...params: unknown[]): IterableIterator<unknown>;
   pluck(toggle?: boolean): SqlStatement;
+  /** Rows as arrays of column values, in column order (no object per row). */
+  raw(toggle?: boolean): SqlStatement;
 }
 
 export interface SqlTransaction<A extends unknown[], R> {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import { matchExpression, queryTerms } from '../../src/recall/query.js';
+import { searchIndex } from '../../src/recall/search.js';
 
 /** A small seeded vocabulary: a few common words, many rarer ones, so queries hit many records. */
 const COMMON = ['deploy', 'server', 'review', 'budget', 'meeting', 'client'];
@@ -41,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('searchArchive fast path', () => {
-  it('returns the same records in the same order as the full ranking of the best 1000 matches', async () => {
+  it('returns the same records in the same order as a read of the best 1000 matches', async () => {
     const agent = db.primary();
     await fc.assert(
       fc.asyncProperty(
@@ -70,5 +72,67 @@ describe('searchArchive fast path', () => {
     const fast = await agent.searchArchive({ text, kind: 'utterance', limit: 10 });
     expect(fast.map((r) => r.id)).toEqual(full.slice(0, 10).map((r) => r.id));
     expect(fast.every((r) => r.kind === 'utterance')).toBe(true);
+  });
+});
+
+const words = fc.array(fc.oneof(fc.constantFrom(...COMMON), fc.constantFrom(...RARE)), {
+  minLength: 1,
+  maxLength: 4,
+});
+
+describe('ranking reads', () => {
+  it('a longer read of a query starts with every shorter read (re-ranked head, then BM25 order)', async () => {
+    const agentId = db.primary().info().id;
+    await fc.assert(
+      fc.asyncProperty(
+        words,
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (w, a, more) => {
+          const query = w.join(' ');
+          // A small re-ranked pool, so that most reads run past it into the BM25 tail.
+          const weights = { candidates: 20 };
+          const short = await searchIndex(db.store, { agentId, query, limit: a, weights });
+          const long = await searchIndex(db.store, { agentId, query, limit: a + more, weights });
+          expect(long.slice(0, short.length).map((h) => h.rowid)).toEqual(short.map((h) => h.rowid));
+          for (let i = 1; i < long.length; i++)
+            expect(long[i]!.score).toBeLessThanOrEqual(long[i - 1]!.score);
+          expect(new Set(long.map((h) => h.rowid)).size).toBe(long.length);
+        },
+      ),
+      { numRuns: 40, seed: 14 },
+    );
+  });
+
+  it('the candidate query returns what a plain join-then-sort of the same match returns', () => {
+    const store = db.store;
+    const agentId = db.primary().info().id;
+    const reference = store.engine.statement(
+      `SELECT d.rowid AS rowid, -bm25(search_fts) AS bm25
+       FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
+       WHERE search_fts MATCH ? AND (d.agent_id = ? OR d.agent_id IS NULL) AND (? IS NULL OR d.layer = ?)
+       ORDER BY bm25 DESC`,
+    );
+    fc.assert(
+      fc.property(words, fc.integer({ min: 1, max: 400 }), fc.boolean(), (w, limit, archiveOnly) => {
+        const match = matchExpression(queryTerms(w.join(' ')).map((t) => t.word)) as string;
+        const layer = archiveOnly ? 'archive' : null;
+        const all = reference.all(match, agentId, layer, layer) as { rowid: number; bm25: number }[];
+        const got = store.engine.read('t', () =>
+          store.direct.recall.match(match, { agentId, layers: archiveOnly ? ['archive'] : undefined }, limit),
+        );
+        expect(got.length).toBe(Math.min(limit, all.length));
+        // Same scores in the same order; rows tied at a score may come in another order.
+        expect(got.map((d) => d.bm25)).toEqual(all.slice(0, got.length).map((r) => r.bm25));
+        const cut = got.at(-1)?.bm25;
+        const strict = (rows: readonly { rowid: number; bm25: number }[]) =>
+          rows
+            .filter((r) => r.bm25 !== cut)
+            .map((r) => r.rowid)
+            .sort((x, y) => x - y);
+        expect(strict(got)).toEqual(strict(all.slice(0, got.length)));
+      }),
+      { numRuns: 60, seed: 14 },
+    );
   });
 });

@@ -123,10 +123,9 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       topicId: parsed.topicId,
       from: parsed.from,
       to: parsed.to === undefined ? undefined : parsed.to + 1,
+      // Every read re-ranks the same best matches (the rest follow in BM25 order), so the first
+      // pass's order is the head of the widened pass's.
       limit,
-      // Rank among the index's best MAX_SEARCH_LIMIT matches whatever the pass reads, so the first
-      // pass's order is the head of the full ranking's.
-      weights: { candidates: MAX_SEARCH_LIMIT },
     });
     const ranked = hits
       .filter((hit) => hit.layer === 'archive')

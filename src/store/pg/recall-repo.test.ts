@@ -162,8 +162,13 @@ describe.skipIf(reason !== '')('PgIndexRepo + PgRecallRepo give what IndexRepo +
     );
     expect(byId.pg).toEqual(byId.sqlite);
     expect(byId.pg).toHaveLength(3);
-    await same((r) => r.recall.sceneNeighbours('scene-1', 5, 2));
-    await same((r) => r.recall.sceneNeighbours('scene-2', 12, 1));
+    const seeds = [
+      { rowid: 5, sceneId: 'scene-1' },
+      { rowid: 12, sceneId: 'scene-2' },
+      { rowid: 1, sceneId: 'scene-1' },
+    ];
+    expect((await same((r) => r.recall.sceneNeighboursOf(seeds, 2))).size).toBeGreaterThan(0);
+    await same((r) => r.recall.sceneNeighboursOf(seeds, 1));
     await same((r) => r.recall.topicRecords('topic-0', 10));
     await same((r) => r.recall.topicRecords('topic-1', 1));
     await same((r) => r.recall.approximateDocCount());
@@ -197,7 +202,10 @@ describe.skipIf(reason !== '')('PgIndexRepo + PgRecallRepo give what IndexRepo +
       );
     });
     await same((r) => r.recall.archiveRecords([1, 2, 3]));
-    await same((r) => r.recall.archiveRecords([1, 2], 3));
+    expect(await same((r) => r.recall.speakerHeads([1, 2, 3], 64))).toEqual(
+      new Map([[1, { speaker: 'Ana' }]]),
+    );
+    await same((r) => r.recall.speakerHeads([1, 2], 3));
     const rows: DocRow[] = [
       {
         rowid: 1,

@@ -232,27 +232,64 @@ export class PgRecallRepo implements RecallRepository {
   }
 
   /**
-   * The archive rows of the same scene just before and after `rowid` (in insertion order,
-   * which is conversation order), at most `window` on each side.
+   * The neighbours of many rows in one query (insertion order is conversation order): for each
+   * seed (a row and its scene), the archive rows of its scene just before and after it, at most
+   * `window` on each side, in rowid order. Seeds without neighbours are absent from the result.
    */
-  async sceneNeighbours(sceneId: string, rowid: number, window: number): Promise<DocRow[]> {
-    const { rows } = await this.#db.query<RawDoc>(
-      `(SELECT ${DOC_COLUMNS} FROM search_docs d
-          WHERE d.scene_id = $1 AND d.rowid < $2 AND d.layer = 'archive' ORDER BY d.rowid DESC LIMIT $3)
-       UNION ALL
-       (SELECT ${DOC_COLUMNS} FROM search_docs d
-          WHERE d.scene_id = $1 AND d.rowid > $2 AND d.layer = 'archive' ORDER BY d.rowid ASC LIMIT $3)`,
-      [sceneId, rowid, sqlLimit(window)],
+  async sceneNeighboursOf(
+    seeds: readonly { readonly rowid: number; readonly sceneId: string }[],
+    window: number,
+  ): Promise<Map<number, DocRow[]>> {
+    const out = new Map<number, DocRow[]>();
+    if (seeds.length === 0 || window <= 0) return out;
+    const { rows } = await this.#db.query<RawDoc & { seed: unknown }>(
+      `SELECT s.seed, n.* FROM unnest($1::text[], $2::bigint[]) AS s(scene, seed)
+       CROSS JOIN LATERAL (
+         (SELECT ${DOC_COLUMNS} FROM search_docs d
+            WHERE d.scene_id = s.scene AND d.rowid < s.seed AND d.layer = 'archive' ORDER BY d.rowid DESC LIMIT $3)
+         UNION ALL
+         (SELECT ${DOC_COLUMNS} FROM search_docs d
+            WHERE d.scene_id = s.scene AND d.rowid > s.seed AND d.layer = 'archive' ORDER BY d.rowid ASC LIMIT $3)
+       ) n`,
+      [seeds.map((seed) => seed.sceneId), seeds.map((seed) => Math.trunc(seed.rowid)), sqlLimit(window)],
     );
-    return rows.map(doc).sort((a, b) => a.rowid - b.rowid);
+    for (const row of rows) {
+      const seed = int(row.seed);
+      const list = out.get(seed) ?? [];
+      list.push(doc(row));
+      out.set(seed, list);
+    }
+    for (const list of out.values()) list.sort((x, y) => x.rowid - y.rowid);
+    return out;
   }
 
   /**
-   * Archive records by id (one query): what was said and by whom, for ranking by their words.
-   * With `headChars`, only the first that many characters of each content are read
-   * (characters are code points on both engines).
+   * For the archive records among `ids` that can name a speaker: the speaker column, or else the
+   * first `headChars` characters (code points) of the content when they hold a `:`.
    */
-  async archiveRecords(ids: readonly number[], headChars?: number): Promise<Map<number, ArchiveText>> {
+  async speakerHeads(
+    ids: readonly number[],
+    headChars: number,
+  ): Promise<Map<number, { speaker?: string; head?: string }>> {
+    const out = new Map<number, { speaker?: string; head?: string }>();
+    if (ids.length === 0) return out;
+    const { rows } = await this.#db.query<{ id: unknown; speaker: string | null; head: string | null }>(
+      `SELECT id, speaker, CASE WHEN speaker IS NULL THEN substr(content, 1, $2::int) END AS head
+       FROM archive
+       WHERE id = ANY($1::bigint[]) AND (speaker IS NOT NULL OR strpos(substr(content, 1, $2::int), ':') > 0)`,
+      [ids.map((id) => Math.trunc(id)), Math.trunc(headChars)],
+    );
+    for (const row of rows) {
+      out.set(
+        int(row.id),
+        row.speaker !== null ? { speaker: row.speaker } : row.head !== null ? { head: row.head } : {},
+      );
+    }
+    return out;
+  }
+
+  /** Archive records by id (one query): what was said and by whom, for ranking by their words. */
+  async archiveRecords(ids: readonly number[]): Promise<Map<number, ArchiveText>> {
     const out = new Map<number, ArchiveText>();
     if (ids.length === 0) return out;
     const { rows } = await this.#db.query<{
@@ -262,10 +299,9 @@ export class PgRecallRepo implements RecallRepository {
       role: string | null;
       chars: unknown;
     }>(
-      `SELECT id, CASE WHEN $2::int IS NULL THEN content ELSE substr(content, 1, $2::int) END AS content,
-              speaker, role, length(content) AS chars
+      `SELECT id, content, speaker, role, length(content) AS chars
        FROM archive WHERE id = ANY($1::bigint[])`,
-      [ids.map((id) => Math.trunc(id)), headChars ?? null],
+      [ids.map((id) => Math.trunc(id))],
     );
     for (const row of rows) {
       out.set(int(row.id), {
