@@ -28,6 +28,24 @@ describe('assembleContext', () => {
     expect(context).toBe('[a]\nthe stored brief');
   });
 
+  it('names a group once: later items of the same group carry their repeat label', () => {
+    const item = (label: string, group: string, full: string): ContextCandidate => ({
+      label: `[${label} · ${group}]`,
+      repeatLabel: `[${label}]`,
+      group,
+      full,
+    });
+    const { context } = assembleContext(
+      [item('10:00', 'ops', 'a'), item('11:00', 'ops', 'b'), item('12:00', 'lunch', 'c')],
+      1000,
+    );
+    expect(context).toBe('[10:00 · ops]\na\n\n[11:00]\nb\n\n[12:00 · lunch]\nc');
+    // An item that does not fit names nothing: the next one of its group still names it.
+    const big = item('09:00', 'ops', 'word '.repeat(2000));
+    const second = assembleContext([big, item('11:00', 'ops', 'b')], 20).context;
+    expect(second).toBe('[11:00 · ops]\nb');
+  });
+
   it('returns nothing for a zero budget', () => {
     expect(assembleContext([candidate('[a]', 'text')], 0)).toMatchObject({ context: '', usedTokens: 0 });
   });

@@ -8,8 +8,12 @@ export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>
 
 /** One item offered to the context, best first. */
 export interface ContextCandidate {
-  /** Where it came from, shown before its text (e.g. `[archive #12 · 2023-05-08 13:56]`). */
+  /** When and where it came from, shown before its text (e.g. `[2023-05-08 13:56 · ops review · user]`). */
   readonly label: string;
+  /** The label once an earlier item of the same `group` is in the context (it names the group once). */
+  readonly repeatLabel?: string | undefined;
+  /** Items of one group (a scene) share what the first one's label says. */
+  readonly group?: string | undefined;
   /** The verbatim text. */
   readonly full: string;
   /** Stored shorter renderings, when the record has them (otherwise the text is cut). */
@@ -44,7 +48,7 @@ function levelsFor(rank: number, plan: DetailPlan): ContextLevel[] {
   return ['brief'];
 }
 
-function render(candidate: ContextCandidate, level: ContextLevel): string {
+function render(candidate: ContextCandidate, level: ContextLevel, label: string): string {
   const stored = level === 'full' ? undefined : candidate.levels?.[level];
   const text =
     level === 'full'
@@ -53,7 +57,7 @@ function render(candidate: ContextCandidate, level: ContextLevel): string {
         (candidate.full.length <= LEVEL_CHARS[level]
           ? candidate.full
           : truncateText(oneLine(candidate.full), LEVEL_CHARS[level])));
-  return `${candidate.label}\n${text}`;
+  return `${label}\n${text}`;
 }
 
 /**
@@ -70,14 +74,19 @@ export function assembleContext(
   const pieces: { index: number; level: ContextLevel; text: string }[] = [];
   const separatorTokens = countTokens(SEPARATOR);
   let used = 0;
+  const named = new Set<string>();
   candidates.forEach((candidate, index) => {
     if (budgetTokens - used <= 0) return;
+    const group = candidate.group;
+    const label =
+      group !== undefined && named.has(group) ? (candidate.repeatLabel ?? candidate.label) : candidate.label;
     for (const level of levelsFor(index, plan)) {
-      const text = render(candidate, level);
+      const text = render(candidate, level, label);
       const separator = pieces.length > 0 ? separatorTokens : 0;
       const tokens = tokensWithin(text, budgetTokens - used - separator);
       if (tokens === undefined) continue;
       pieces.push({ index, level, text });
+      if (group !== undefined) named.add(group);
       used += tokens + separator;
       return;
     }

@@ -12,8 +12,9 @@ import {
   recallQuerySchema,
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
-import type { StoreSeam } from '../store/seam.js';
+import type { StoreSeam, StoreTx } from '../store/seam.js';
 import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
+import { speakerOf as rankSpeakerOf } from './rank.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
 
@@ -75,7 +76,11 @@ export async function recall(
   await yieldToOthers();
   const items = bestPartPerRecord(ranked);
   const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
-  const assembled = assembleContext(candidates.map(toCandidate), parsed.budgetTokens);
+  const scenes = await store.read('recall', (tx) => sceneNames(tx, who.agentId, candidates));
+  const assembled = assembleContext(
+    candidates.map((item) => toCandidate(item, scenes)),
+    parsed.budgetTokens,
+  );
   const hits = candidates
     .slice(0, parsed.limit)
     .map((item, index) => toRecallHit(item, who, assembled.included.get(index) ?? 'none'));
@@ -126,43 +131,77 @@ function formatTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The label an item carries in the context: layer, where, when. */
-export function contextLabel(hit: SearchHit, resolved: ResolvedText): string {
-  const where: string[] = [];
+/** Code points of a scene name shown in a label. */
+const SCENE_NAME_CHARS = 40;
+
+/**
+ * The labels an item carries in the context: when, where, who, compactly (`[2024-03-14 14:25 ·
+ * ops review · user]`), and the same without the scene name once an earlier item of its scene
+ * has named it. The role is left out when the text already names its speaker (`Caroline: …`).
+ */
+export function contextLabels(
+  hit: SearchHit,
+  resolved: ResolvedText,
+  sceneName: string | undefined,
+): { label: string; repeatLabel: string } {
+  const when = formatTime(hit.createdAt);
+  const scene = sceneName ? truncateText(oneLine(sceneName), SCENE_NAME_CHARS) : undefined;
+  const label = (parts: readonly (string | undefined)[]): string =>
+    `[${parts.filter((p): p is string => p !== undefined && p.length > 0).join(' · ')}]`;
   switch (hit.layer) {
-    case 'archive':
-      where.push(`archive #${hit.ref}`);
-      if (resolved.speaker === undefined && resolved.role !== undefined) where.push(resolved.role);
-      if (resolved.eventType !== undefined) where.push(resolved.eventType);
-      if (hit.sceneId) where.push(`scene ${hit.sceneId}`);
-      break;
-    case 'radial':
-      where.push(`line ${hit.lineId ?? '?'} #${resolved.position ?? '?'}`);
-      if (resolved.title) where.push(truncateText(oneLine(resolved.title), 80));
-      break;
+    case 'archive': {
+      const named = resolved.speaker !== undefined || rankSpeakerOf(resolved.text) !== undefined;
+      const who = resolved.eventType ?? (named ? undefined : resolved.role);
+      return { label: label([when, scene, who]), repeatLabel: label([when, who]) };
+    }
     case 'topic':
-      where.push(`topic ${hit.ref}`);
-      if (hit.sceneId) where.push(`scene ${hit.sceneId}`);
-      break;
-    case 'knowledge':
-      where.push(`knowledge ${resolved.title ?? hit.ref}`);
-      break;
+      return { label: label([when, scene, 'topic']), repeatLabel: label([when, 'topic']) };
+    case 'radial': {
+      const where = `line ${hit.lineId ?? '?'} #${resolved.position ?? '?'}`;
+      const title = resolved.title ? truncateText(oneLine(resolved.title), 80) : undefined;
+      const one = label([when, where, title]);
+      return { label: one, repeatLabel: one };
+    }
+    case 'knowledge': {
+      const one = label(['knowledge', truncateText(oneLine(resolved.title ?? hit.ref), 80)]);
+      return { label: one, repeatLabel: one };
+    }
     case 'profile':
-      where.push('profile');
-      break;
+      return { label: '[profile]', repeatLabel: '[profile]' };
   }
-  where.push(formatTime(hit.createdAt));
-  return `[${where.join(' · ')}]`;
+}
+
+/** The names of the scenes the items belong to (a scene the host did not name has none worth showing). */
+async function sceneNames(
+  tx: StoreTx,
+  agentId: number,
+  items: readonly Item[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const { hit } of items) {
+    const id = hit.sceneId;
+    if (id === null || out.has(id)) continue;
+    const name = (await tx.conversation.scenes.getScene(agentId, id))?.name ?? '';
+    out.set(id, name === `session:${id}` ? '' : name);
+  }
+  return out;
 }
 
 function speakerOf(resolved: ResolvedText): string | undefined {
   return resolved.speaker ?? resolved.role;
 }
 
-function toCandidate(item: Item): ContextCandidate {
+function toCandidate(item: Item, scenes: ReadonlyMap<string, string>): ContextCandidate {
   const speaker = item.hit.layer === 'archive' ? item.resolved.speaker : undefined;
   const full = speaker ? `${speaker}: ${item.resolved.text}` : item.resolved.text;
-  return { label: contextLabel(item.hit, item.resolved), full, levels: item.resolved.levels };
+  const sceneId = item.hit.sceneId;
+  const labels = contextLabels(item.hit, item.resolved, sceneId === null ? undefined : scenes.get(sceneId));
+  return {
+    ...labels,
+    ...(sceneId !== null ? { group: sceneId } : {}),
+    full,
+    levels: item.resolved.levels,
+  };
 }
 
 function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'): RecallHit {

@@ -216,7 +216,9 @@ describe('recall', () => {
     const roomy = await agent.recall('deployment pipeline', { budgetTokens: 3000, limit: 20 });
     expect(roomy.hits[0]?.inContext).toBe('full');
     expect(roomy.hits.some((h) => h.inContext === 'brief' || h.inContext === 'summary')).toBe(true);
-    expect(roomy.context).toMatch(/^\[(archive #\d+|topic tpc_\w+) · /u);
+    // Compact labels: when, the scene once, no record ids.
+    expect(roomy.context).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d[ ·\]]/u);
+    expect(roomy.context).not.toMatch(/archive #|scene scn_|topic tpc_/u);
   });
 
   it('rejects bad options with INVALID_INPUT naming the field, writing nothing', async () => {
