@@ -49,6 +49,7 @@ export const conversationSchema: readonly string[] = [
     opened_at      BIGINT NOT NULL,
     closed_at      BIGINT,
     dream_id       TEXT COLLATE "C",
+    rowid          BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     CHECK (status = 'closed' OR kind = 'turn'),
     CHECK ((status = 'closed') = (closed_at IS NOT NULL))
   )`,
