@@ -26,7 +26,7 @@ const TABLES = [
   { name: 'profiles', order: 'agent_id' },
   { name: 'agent_state', order: 'agent_id' },
   { name: 'scenes', order: 'id' },
-  { name: 'topics', order: 'id' },
+  { name: 'topics', order: 'id', pgOnly: ['rowid'] },
   { name: 'archive', order: 'id' },
   { name: 'plan_nodes', order: 'topic_id, seq' },
   { name: 'engram_nodes', order: 'scene_id' },

@@ -191,7 +191,7 @@ describe.skipIf(why !== undefined)('PostgreSQL Dream repository against SQLite',
       });
       await s('surface after removal', (r) => r.dream.surface('S-1'));
       await pair.expectSameTables([
-        { name: 'topics', order: 'id' },
+        { name: 'topics', order: 'id', pgOnly: ['rowid'] },
         { name: 'archive', order: 'id' },
         { name: 'profiles', order: 'agent_id' },
         { name: 'engram_nodes', order: 'scene_id' },
