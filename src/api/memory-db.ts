@@ -52,7 +52,7 @@ function toInfo(row: AgentRow): AgentInfo {
  * The summariser of an agent: the one given (a partial one completed by the model, or by the
  * offline summariser when there is no model), else one over the model, else the offline one.
  */
-export function chooseSummarizer(options: {
+function chooseSummarizer(options: {
   readonly summarizer?: Summarizer | PartialSummarizer | undefined;
   readonly llm?: LanguageModel | undefined;
 }): Summarizer {

@@ -178,7 +178,7 @@ function splitOptions(options: MemoryServerImportOptions): {
 }
 
 /** What the JSONL helpers need of a memory: its knowledge store's drop-in view (a `MemoryDB`). */
-export interface MemoryServerHost {
+interface MemoryServerHost {
   readonly knowledge: { memoryServer(options?: MemoryServerOptions): MemoryServerGraph };
 }
 

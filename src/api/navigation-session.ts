@@ -11,10 +11,10 @@ export interface NavigationCandidate {
 }
 
 /** @internal How a session moves on to the next candidate. */
-export type Advance = () => Promise<NavigationSession | undefined>;
+type Advance = () => Promise<NavigationSession | undefined>;
 
 /** @internal What a session is built from. */
-export interface SessionSeed {
+interface SessionSeed {
   readonly node: RadialNode;
   readonly level: DetailLevel;
   /** `undefined` for a node loaded by position (shown as such; `confidence` is then 1). */

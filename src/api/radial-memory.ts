@@ -108,7 +108,7 @@ export const DEFAULT_CONFIDENCE_THRESHOLD = 0.1;
  * not the caller's threshold, so that the confidence a node reports never depends on the
  * threshold it is compared with.
  */
-export const CONFIRM_BELOW = DEFAULT_CONFIDENCE_THRESHOLD;
+const CONFIRM_BELOW = DEFAULT_CONFIDENCE_THRESHOLD;
 
 const navigateOptionsSchema = z
   .strictObject({
@@ -134,7 +134,7 @@ export type RadialOpenOptions = OpenOptions & {
 };
 
 /** Resolves a validated level input to its number. */
-export function toLevel(value: number | string): DetailLevel {
+function toLevel(value: number | string): DetailLevel {
   return typeof value === 'number'
     ? (value as DetailLevel)
     : levelNumber(value as Parameters<typeof levelNumber>[0]);

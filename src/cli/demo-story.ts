@@ -6,7 +6,7 @@
  */
 
 /** One completed task of the story. */
-export interface StoryTask {
+interface StoryTask {
   readonly label: string;
   readonly summary: string;
   readonly fullContext: string;
@@ -19,7 +19,7 @@ export interface StoryTask {
 }
 
 /** One line of work, its tasks oldest first. */
-export interface StoryLine {
+interface StoryLine {
   readonly id: string;
   readonly name: string;
   readonly description: string;

@@ -29,7 +29,7 @@ export function echo(value: string, max = ECHO_CHARS): string {
 }
 
 /** At most this many characters of an error message reach a person (any surface). */
-export const MESSAGE_CHARS = 1000;
+const MESSAGE_CHARS = 1000;
 
 /**
  * An error message as a surface shows it: one line, within {@link MESSAGE_CHARS}, with no raw

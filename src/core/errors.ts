@@ -37,7 +37,7 @@ export type ErrorRemedy =
   | 'check-path';
 
 /** Options of a {@link HedgehopError}. */
-export interface HedgehopErrorOptions {
+interface HedgehopErrorOptions {
   readonly cause?: unknown;
   /** The dotted path of the offending field (see {@link HedgehopError.field}). */
   readonly field?: string;

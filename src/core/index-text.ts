@@ -31,7 +31,7 @@ export function topicIndexText(topic: {
 }
 
 /** The fields of a knowledge node its index text is made from. */
-export interface KnowledgeIndexFields {
+interface KnowledgeIndexFields {
   readonly type: string;
   readonly content: string;
   readonly keywords: readonly string[];
@@ -61,7 +61,7 @@ export function profileIndexText(
 }
 
 /** Files listed in the summary source (the rest are counted). */
-export const SOURCE_FILES_MAX = 40;
+const SOURCE_FILES_MAX = 40;
 
 /** Lines describing the files a task touched, as summaries and views show them. */
 export function fileLines(files: readonly FileChange[], max = SOURCE_FILES_MAX): string[] {

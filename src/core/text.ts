@@ -38,7 +38,7 @@ export function sliceCodePoints(text: string, max: number): string {
 }
 
 /** True when the text holds Chinese, Japanese or Korean script. */
-export function hasCjk(text: string): boolean {
+function hasCjk(text: string): boolean {
   return CJK_RE.test(text);
 }
 

@@ -27,7 +27,7 @@ export function parseIsoTime(text: string): number | undefined {
 }
 
 /** What a time input may be: ms since the epoch, an ISO 8601 string, or a `Date`. */
-export type TimeInput = number | string | Date;
+type TimeInput = number | string | Date;
 
 /**
  * Wraps a schema of milliseconds since the epoch so it also takes an ISO 8601 string or a

@@ -55,15 +55,10 @@ export const LOCOMO_CATEGORIES = {
 export type LocomoCategory = (typeof LOCOMO_CATEGORIES)[keyof typeof LOCOMO_CATEGORIES];
 
 /** Categories averaged into "overall". */
-export const OVERALL_CATEGORIES: readonly LocomoCategory[] = [
-  'single-hop',
-  'multi-hop',
-  'temporal',
-  'open-domain',
-];
+const OVERALL_CATEGORIES: readonly LocomoCategory[] = ['single-hop', 'multi-hop', 'temporal', 'open-domain'];
 
 /** Context budgets (tokens) at which evidence coverage is reported. */
-export const BUDGETS = [500, 1000, 2000] as const;
+const BUDGETS = [500, 1000, 2000] as const;
 
 const turnSchema = z.looseObject({
   speaker: z.string(),

@@ -23,12 +23,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, ContentfulStatusCode>> =
 };
 
 /** Codes the HTTP layer adds to the library's own. */
-export type HttpOnlyCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN_HOST'
-  | 'TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'INTERNAL';
+type HttpOnlyCode = 'UNAUTHORIZED' | 'FORBIDDEN_HOST' | 'TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'INTERNAL';
 
 /** The body of every error response. */
 export const errorBodySchema = z

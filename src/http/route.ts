@@ -7,14 +7,14 @@ export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** `T` with every array and property read-only, so handlers may return the API's readonly types. */
-export type DeepReadonly<T> = T extends readonly (infer U)[]
+type DeepReadonly<T> = T extends readonly (infer U)[]
   ? readonly DeepReadonly<U>[]
   : T extends object
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
 
 /** What a route handler receives: validated inputs and the open memory. */
-export interface RouteInput<P, Q, B> {
+interface RouteInput<P, Q, B> {
   readonly params: Output<P>;
   readonly query: Output<Q>;
   readonly body: Output<B>;
@@ -33,7 +33,7 @@ export interface ErasedInput {
  * One endpoint, declared once: its schemas drive request validation, response validation and
  * the OpenAPI document, so the three cannot drift apart.
  */
-export interface RouteSpec<
+interface RouteSpec<
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,

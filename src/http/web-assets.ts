@@ -3,7 +3,7 @@ import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** One file of the built web UI, held in memory. */
-export interface WebAsset {
+interface WebAsset {
   readonly body: Uint8Array;
   readonly contentType: string;
   /** Vite names bundled files by content hash, so they may be cached forever. */

@@ -36,7 +36,7 @@ import {
 } from '../core/model/levels.js';
 
 /** Options for {@link extractiveSummary}. */
-export interface ExtractiveOptions {
+interface ExtractiveOptions {
   readonly hint?: string | undefined;
   readonly level?: DetailLevelName | undefined;
 }
@@ -913,19 +913,4 @@ function monotone(
     }
   }
   return levels;
-}
-
-/**
- * The extracts of `text` best first, with their worth (for tests and for reading why a level
- * holds what it holds).
- */
-export function rankedExtracts(
-  text: string,
-  hint = '',
-  summary = '',
-): { text: string; worth: number; outcome: boolean }[] {
-  const analysis = analyse(text, termSet(hint), termSet(summary));
-  return analysis.candidates
-    .map((c) => ({ text: oneLine(c.text), worth: c.worth, outcome: c.outcome }))
-    .sort((a, b) => b.worth - a.worth);
 }

@@ -51,7 +51,7 @@ function lastSpaceCut(window: string, room: number): string | undefined {
 }
 
 /** The longest run of whole grapheme clusters from the start of `text` within `max` code points. */
-export function fitGraphemes(text: string, max: number): string {
+function fitGraphemes(text: string, max: number): string {
   let used = 0;
   let end = 0;
   for (const part of graphemes(sliceCodePoints(text, max + LOOKAHEAD))) {

@@ -18,7 +18,7 @@ import type {
  * A summariser that makes every level of a task in one go (from one analysis of its context)
  * instead of one `summarize` call per level.
  */
-export interface TaskLevelSummarizer {
+interface TaskLevelSummarizer {
   summarizeTask(task: TaskSource, caps: LevelCaps): Promise<Record<SummaryLevelName, string>>;
 }
 

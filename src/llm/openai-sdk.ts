@@ -11,7 +11,7 @@ let loading: Promise<OpenAISdk> | undefined;
  * Loads the `openai` package on first use: users of the offline default (and quick CLI
  * commands) never pay for importing it.
  */
-export function loadOpenAISdk(): Promise<OpenAISdk> {
+function loadOpenAISdk(): Promise<OpenAISdk> {
   loading ??= import('openai');
   return loading;
 }

@@ -52,7 +52,7 @@ const verdictSchema = z.union([
 ]);
 
 /** True when `value` implements every {@link Summarizer} operation (and is versioned). */
-export function isCompleteSummarizer(value: object): value is Summarizer {
+function isCompleteSummarizer(value: object): value is Summarizer {
   const record = value as Record<string, unknown>;
   return (
     record['specificationVersion'] === 'v1' &&

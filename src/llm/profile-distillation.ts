@@ -8,7 +8,7 @@ export const PERSONALITY_CHARS = 160;
 export const MAX_PER_NODE = 20;
 
 /** A distillation as a summariser produced it, before its values are made safe to store. */
-export interface RawDistillation {
+interface RawDistillation {
   readonly emotion: { readonly valence: number; readonly arousal: number; readonly dominance: number };
   readonly mbti: { readonly i_e: number; readonly n_s: number; readonly t_f: number; readonly j_p: number };
   readonly personality: string;

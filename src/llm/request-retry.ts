@@ -8,7 +8,7 @@ import type { OpenAISdk } from './openai-sdk.js';
 import type { UsageMeter } from './usage-meter.js';
 
 /** How an adapter retries. */
-export interface RetryPolicy {
+interface RetryPolicy {
   readonly maxRetries: number;
   readonly retryDelayMs: number;
   readonly maxRetryDelayMs: number;

@@ -138,7 +138,7 @@ export function contentTerms(text: string): Set<string> {
 }
 
 /** One sentence (or line) of a text, with its offset. */
-export interface Sentence {
+interface Sentence {
   readonly text: string;
   readonly index: number;
   /** True when a line break separates it from the sentence before. */

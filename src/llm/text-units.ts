@@ -266,7 +266,7 @@ const END_RE = /[.!?…]+["'”’)\]»」』]*(?=\s|$)|[。！？]+["'”’)\]
  * Sentence spans of `text.slice(from, to)` as [start, end) offsets into `text`, trimmed.
  * Exported for tests through {@link splitSentences}.
  */
-export function sentenceSpans(text: string, from: number, to: number): [number, number][] {
+function sentenceSpans(text: string, from: number, to: number): [number, number][] {
   const spans: [number, number][] = [];
   const segment = text.slice(from, to);
   let start = 0;

@@ -12,15 +12,15 @@ import { tokenize } from './text-analysis.js';
 import type { TopicForGrouping, TopicGroup } from './types.js';
 
 /** Turns on each side of a gap whose words are compared (TextTiling's block size). */
-export const SEGMENT_WINDOW = 3;
+const SEGMENT_WINDOW = 3;
 /**
  * A gap is a boundary when its depth exceeds the mean depth of the conversation's gaps by this
  * many standard deviations (TextTiling's cutoff is the mean minus half a deviation over valleys;
  * over every gap the mean itself sits lower, hence a positive factor).
  */
-export const DEPTH_CUTOFF_SD = 0.5;
+const DEPTH_CUTOFF_SD = 0.5;
 /** Fewest turns in a segment: a lone turn between two boundaries joins its closer neighbour. */
-export const MIN_SEGMENT_TURNS = 2;
+const MIN_SEGMENT_TURNS = 2;
 
 /** Characters kept from each member's dialogue in a reconstruction. */
 const MEMBER_TEXT_CHARS = 400;
@@ -152,7 +152,7 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
  * The members' dialogue (each shortened extractively) followed by every member keyword the
  * text does not already contain, so nothing searchable is lost in the fusion.
  */
-export function reconstruct(members: readonly TopicForGrouping[]): string {
+function reconstruct(members: readonly TopicForGrouping[]): string {
   const parts = members
     .map((m) => (m.text ? extractiveSummary(m.text, MEMBER_TEXT_CHARS, { level: 'summary' }) : ''))
     .filter((part) => part.length > 0);

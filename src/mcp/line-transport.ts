@@ -8,13 +8,13 @@ import {
 import { invalidUtf8Offset } from '../core/utf8.js';
 
 /** Largest MCP message read over stdio by default: 64 MiB (a commit of ~60 MB of plain text). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Bytes kept from each end of an oversized message, to find its id in. */
 const EDGE_BYTES = 4096;
 
 /** Options of {@link LineTransport}. */
-export interface LineTransportOptions {
+interface LineTransportOptions {
   /** Largest message accepted, in bytes; a longer one is skipped and answered with an error. */
   readonly maxMessageBytes?: number;
 }

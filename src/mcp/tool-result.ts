@@ -34,7 +34,7 @@ function toolRemedy(remedy: ErrorRemedy | undefined): string {
 }
 
 /** The failure of a tool as the model sees it: `isError`, with the error code and message. */
-export function errorResult(error: unknown): CallToolResult {
+function errorResult(error: unknown): CallToolResult {
   const text = HedgehopError.isInstance(error)
     ? `${error.code}: ${displayMessage(messageNaming(error, jsonPath(error.path)))}${toolRemedy(error.remedy)}`
     : displayMessage(error instanceof Error ? error.message : String(error));

@@ -23,17 +23,17 @@ export interface ContextCandidate {
 }
 
 /** Which levels are tried, in order, for an item at a given rank. */
-export interface DetailPlan {
+interface DetailPlan {
   /** Items ranked below this (0-based) are tried at `full` first. */
   readonly fullTop: number;
   /** Items ranked below this are tried at `summary` first; the rest start at `brief`. */
   readonly summaryTop: number;
 }
 
-export const DEFAULT_DETAIL_PLAN: DetailPlan = { fullTop: 3, summaryTop: 10 };
+const DEFAULT_DETAIL_PLAN: DetailPlan = { fullTop: 3, summaryTop: 10 };
 
 /** The assembled context and which items it holds, at which level. */
-export interface AssembledContext {
+interface AssembledContext {
   readonly context: string;
   readonly usedTokens: number;
   /** For each candidate index included: its level. */

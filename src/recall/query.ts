@@ -122,7 +122,7 @@ export interface QueryTerm {
 }
 
 /** At most this many distinct words of a query are searched (long texts pasted as queries). */
-export const MAX_QUERY_TERMS = 64;
+const MAX_QUERY_TERMS = 64;
 
 /** Distinct words of a query considered before the most informative {@link MAX_QUERY_TERMS} are kept. */
 const MAX_QUERY_CANDIDATES = 1024;
@@ -133,7 +133,7 @@ const MAX_QUERY_CANDIDATES = 1024;
  * its cost stays bounded (CJK segmentation costs a few microseconds per character) while its
  * words still come from all of it.
  */
-export const QUERY_SCAN_CHARS = 12_000;
+const QUERY_SCAN_CHARS = 12_000;
 const QUERY_WINDOWS = 12;
 
 /** The parts of a query that are read for words: all of it, or evenly spaced windows of a long one. */

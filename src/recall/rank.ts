@@ -23,7 +23,7 @@ import type { SearchOptions, RankWeights } from './search-options.js';
 export type RankReads = Pick<StoreTx, 'recall' | 'vectors'>;
 
 /** The provenance filter of a search, as the repository takes it. */
-export function toDocFilter(options: SearchOptions): DocFilter {
+function toDocFilter(options: SearchOptions): DocFilter {
   return {
     agentId: options.agentId,
     layers: options.layers,
@@ -36,7 +36,7 @@ export function toDocFilter(options: SearchOptions): DocFilter {
 }
 
 /** One ranked row before it becomes a hit. */
-export interface RankedDoc {
+interface RankedDoc {
   readonly doc: DocRow;
   readonly score: number;
   /** Worked out from the row's text when first read (rows that are never shown cost nothing). */

@@ -19,7 +19,7 @@ import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { backfillEmbeddings } from './vectors.js';
 
 /** Who is recalling. */
-export interface Recaller {
+interface Recaller {
   readonly agentId: number;
   readonly agentName: string;
   readonly embedder?: Embedder | undefined;
@@ -139,7 +139,7 @@ const SCENE_NAME_CHARS = 40;
  * ops review · user]`), and the same without the scene name once an earlier item of its scene
  * has named it. The role is left out when the text already names its speaker (`Caroline: …`).
  */
-export function contextLabels(
+function contextLabels(
   hit: SearchHit,
   resolved: ResolvedText,
   sceneName: string | undefined,

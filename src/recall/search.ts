@@ -5,7 +5,7 @@ import { DEFAULT_WEIGHTS, rankDocuments, type RankReads } from './rank.js';
 import { type SearchOptions } from './search-options.js';
 
 /** Default and maximum number of hits. */
-export const DEFAULT_SEARCH_LIMIT = 10;
+const DEFAULT_SEARCH_LIMIT = 10;
 /**
  * Searches one agent's recall index (plus the file-wide knowledge rows): BM25 over FTS5, with
  * neighbour, recency and position priors, fused with vector search when an embedder is given.

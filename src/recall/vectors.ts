@@ -6,10 +6,10 @@ import type { StoreSeam, StoreTx } from '../store/seam.js';
 type VectorTx = Pick<StoreTx, 'recall' | 'vectors'>;
 
 /** Texts longer than this (code points) are cut before embedding; embedders have input limits. */
-export const EMBED_MAX_CHARS = 8000;
+const EMBED_MAX_CHARS = 8000;
 
 /** What a backfill did. */
-export interface BackfillReport {
+interface BackfillReport {
   /** Rows that got a vector. */
   readonly embedded: number;
   /** Rows skipped because they changed or vanished while their vector was computed. */
@@ -19,7 +19,7 @@ export interface BackfillReport {
 }
 
 /** Options of {@link backfillEmbeddings}. */
-export interface BackfillOptions {
+interface BackfillOptions {
   /** Rows per `embed` call and per write transaction (default 32). */
   readonly batchSize?: number;
   /** Stop after this many rows (default: all pending rows). */
@@ -45,7 +45,7 @@ export async function configureEmbedder(
 }
 
 /** The text a row is embedded from: the verbatim text (with the speaker for utterances). */
-export function embeddingText(doc: DocRow, resolved: ResolvedText): string {
+function embeddingText(doc: DocRow, resolved: ResolvedText): string {
   const text =
     doc.layer === 'archive' && resolved.speaker ? `${resolved.speaker}: ${resolved.text}` : resolved.text;
   return sliceCodePoints(text, EMBED_MAX_CHARS);

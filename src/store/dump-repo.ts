@@ -169,12 +169,7 @@ function createVectorTable(engine: Engine, table: DumpTable): void {
 
 // ---- values --------------------------------------------------------------------------------
 
-export type DumpValue =
-  | string
-  | number
-  | null
-  | { readonly $blob: string }
-  | { readonly $real: string | number };
+type DumpValue = string | number | null | { readonly $blob: string } | { readonly $real: string | number };
 
 export function encodeValue(value: unknown, type: string | undefined): DumpValue {
   if (value === null || value === undefined) return null;

@@ -12,7 +12,7 @@ import { guard, wrapSqliteError } from './sqlite-errors.js';
 export type Durability = 'full' | 'normal';
 
 /** What a transaction may do: `read` sees one snapshot, `write` holds SQLite's write lock. */
-export type TransactionMode = 'read' | 'write';
+type TransactionMode = 'read' | 'write';
 
 export interface EngineOptions {
   readonly durability: Durability;

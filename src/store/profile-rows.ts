@@ -81,7 +81,7 @@ export function toProfile(row: RawProfile | undefined, primary: boolean): Profil
   };
 }
 
-export function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
+function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of Object.keys(record).sort()) out[key] = record[key] as string;
   return out;

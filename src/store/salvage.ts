@@ -30,7 +30,7 @@ export interface SalvagedTable {
 }
 
 /** The result of {@link salvageInto}. */
-export interface SalvageReport {
+interface SalvageReport {
   readonly tables: readonly SalvagedTable[];
   /** Tables not copied because they are rebuilt or derived (the recall index, its vectors). */
   readonly rebuilt: readonly string[];

@@ -3,7 +3,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import type { SqlDatabase } from './sql-database.js';
 
 /** One schema object as `sqlite_master` records it. */
-export interface SchemaObject {
+interface SchemaObject {
   readonly type: string;
   readonly name: string;
   readonly sql: string | null;
@@ -24,7 +24,7 @@ export function schemaObjects(read: (sql: string) => unknown[]): Map<string, Sch
 }
 
 /** The schema this build's migrations create, computed once on an in-memory database. */
-export function expectedSchema(): ReadonlyMap<string, SchemaObject> {
+function expectedSchema(): ReadonlyMap<string, SchemaObject> {
   if (expected) return expected;
   const db = new Database(':memory:') as unknown as SqlDatabase;
   try {

@@ -22,7 +22,7 @@ import {
 import type { StoreSeam, StoreTx, TxWork } from './seam.js';
 
 /** The SQLite repositories, synchronous underneath the {@link StoreTx} they are handed out as. */
-export interface SqliteRepositories {
+interface SqliteRepositories {
   readonly agents: AgentsRepo;
   readonly index: IndexRepo;
   readonly conversation: ConversationRepo;

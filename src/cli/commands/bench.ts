@@ -11,7 +11,7 @@ import type { CliIO } from '../output.js';
  * selected benchmark modules and returning their reports (see bench/harness.ts). Until the file
  * is built, the command is not registered at all.
  */
-export interface BenchRunnerModule {
+interface BenchRunnerModule {
   runBenchmarks(options: {
     readonly quick: boolean;
     readonly only?: readonly string[];

@@ -16,7 +16,7 @@ import type { CliIO } from '../output.js';
 import { looksLikeMemoryServerJsonl } from './transfer-formats.js';
 
 /** A graph given by id or label; `NOT_FOUND` when neither matches. */
-export async function findGraph(db: MemoryDB, idOrLabel: string): Promise<KnowledgeGraphInfo> {
+async function findGraph(db: MemoryDB, idOrLabel: string): Promise<KnowledgeGraphInfo> {
   const graphs = await db.knowledge.list();
   const graph = graphs.find((g) => g.id === idOrLabel) ?? graphs.find((g) => g.label === idOrLabel);
   if (!graph)

@@ -30,15 +30,15 @@ export const CONVERSATION_LIMITS = {
 } as const;
 
 /** UTF-8 size of `text`. */
-export const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
+const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** The message of an over-limit refusal. */
-export function overLimit(bytes: number, limit: number, what: string): string {
+function overLimit(bytes: number, limit: number, what: string): string {
   return `${bytes} bytes is over the ${what} limit of ${limit} bytes (refused; hedgehop never truncates)`;
 }
 
 /** A string of at most `limit` UTF-8 bytes. */
-export function boundedString(limit: number, what: string): z.ZodString {
+function boundedString(limit: number, what: string): z.ZodString {
   return z.string().check((ctx) => {
     const bytes = byteLength(ctx.value);
     if (bytes > limit)
@@ -98,7 +98,7 @@ export const timestampSchema = timeInput(
 export const idSchema = z.string().min(1, 'must not be empty').max(128, 'is not an id (too long)');
 
 /** A positive 32-bit ordinal (slots, plan steps). */
-export const ordinalSchema = z
+const ordinalSchema = z
   .number()
   .int('must be a whole number')
   .min(1, 'must be 1 or more')
@@ -128,7 +128,7 @@ export const UTTERANCE_ROLES = [
   'dream',
 ] as const satisfies readonly UtteranceRole[];
 
-export const CONTENT_TYPES: readonly ContentType[] = [
+const CONTENT_TYPES: readonly ContentType[] = [
   'text',
   'image',
   'video',
@@ -138,7 +138,7 @@ export const CONTENT_TYPES: readonly ContentType[] = [
   'other',
 ];
 
-export const PLAN_STATUSES: readonly PlanStatus[] = ['in_progress', 'done', 'failed'];
+const PLAN_STATUSES: readonly PlanStatus[] = ['in_progress', 'done', 'failed'];
 
 /** An emotion estimate: valence, arousal and dominance, each in 0..1 (0.5 is neutral valence). */
 export interface ProfileEmotion {
@@ -297,7 +297,7 @@ export interface PlanNode {
   readonly children: readonly PlanNode[];
 }
 
-export const contentTypeSchema = z.enum(CONTENT_TYPES, {
+const contentTypeSchema = z.enum(CONTENT_TYPES, {
   error: `must be one of ${CONTENT_TYPES.join(', ')}`,
 });
 
@@ -353,7 +353,7 @@ export const archiveInputSchema = z
 export type ArchiveInput = z.input<typeof archiveInputSchema>;
 
 /** How many records `searchArchive` returns when no `limit` is given (the newest, or the best). */
-export const DEFAULT_ARCHIVE_LIMIT = 100;
+const DEFAULT_ARCHIVE_LIMIT = 100;
 
 /**
  * Conditions of `searchArchive`; all optional, all combinable (they AND together). `planStep`
@@ -522,7 +522,7 @@ export interface TurnResult {
   readonly keywordsError: string | undefined;
 }
 
-export const profileText = boundedString(CONVERSATION_LIMITS.profileTextBytes, 'profile text');
+const profileText = boundedString(CONVERSATION_LIMITS.profileTextBytes, 'profile text');
 
 /**
  * What `updateProfile` takes. Every field is optional and a field left out keeps its stored

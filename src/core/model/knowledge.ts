@@ -293,7 +293,7 @@ export const edgeKindSchema = z.enum(KNOWLEDGE_EDGE_KINDS, {
     `unknown edge kind ${JSON.stringify(issue.input)}; expected one of ${KNOWLEDGE_EDGE_KINDS.join(', ')}`,
 });
 
-export const sourceRefSchema = z
+const sourceRefSchema = z
   .strictObject({
     source: z.string().min(1, 'must not be empty').max(L.sourceChars, `at most ${L.sourceChars} characters`),
     start: z.number().int().min(0).optional(),
@@ -327,7 +327,7 @@ export const nodeInputSchema = z.strictObject({
   sourceRef: sourceRefSchema.optional(),
 });
 
-export const edgeInputSchema = z
+const edgeInputSchema = z
   .strictObject({
     kind: edgeKindSchema,
     label: z.string().max(L.edgeLabelChars, `at most ${L.edgeLabelChars} characters`).optional(),

@@ -114,7 +114,7 @@ export function wellFormed(text: string): boolean {
 const MAX_DEPTH = 64;
 
 /** Why `value` is not plain JSON, with the path of the first offending part; undefined when it is. */
-export function jsonProblem(
+function jsonProblem(
   value: unknown,
   path: (string | number)[] = [],
   seen: Set<object> = new Set(),

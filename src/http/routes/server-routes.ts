@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type Route } from '../route.js';
 
 /** What the server was started with, as far as a client needs to know. */
-export interface ServerInfo {
+interface ServerInfo {
   readonly readOnly: boolean;
   readonly watch: boolean;
   readonly mcp: boolean;

@@ -160,7 +160,7 @@ function holdsAny(record: ArchiveRecord, stems: readonly string[]): boolean {
 }
 
 /** What a retention pass removed. */
-export interface PruneReport {
+interface PruneReport {
   /** False when retention is off (the default): nothing was looked at. */
   readonly enabled: boolean;
   readonly cutoff: number | undefined;

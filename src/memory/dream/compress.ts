@@ -13,12 +13,12 @@ import type { StageRecord } from './stage-record.js';
 import { messageOf, type StageSummarizer } from './stage-summarizer.js';
 
 /** Code points of a turn's dialogue shown to the grouping call. */
-export const GROUPING_TEXT_CHARS = 1200;
+const GROUPING_TEXT_CHARS = 1200;
 /** Longest reconstruction kept (code points, before missing member keywords are appended). */
 export const RECONSTRUCTION_CHARS = 12_000;
 
 /** A group that passed every check, with its members in surface order. */
-export interface AcceptedGroup {
+interface AcceptedGroup {
   readonly members: readonly SurfaceTopicRow[];
   readonly summary: string;
 }

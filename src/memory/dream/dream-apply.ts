@@ -26,14 +26,14 @@ export interface ProfileWrite {
 }
 
 /** The lease a pass must still hold when it writes. */
-export interface DreamLease {
+interface DreamLease {
   readonly name: string;
   readonly owner: string;
   readonly now: number;
 }
 
 /** Everything one Dream pass writes, applied in one transaction. */
-export interface DreamApplyRequest {
+interface DreamApplyRequest {
   readonly runId: string;
   readonly agentId: number;
   readonly lease: DreamLease;
@@ -59,7 +59,7 @@ export interface DreamApplyResult {
 }
 
 /** What an undo put back (the public report without the pass's id). */
-export type DreamUndoResult = Omit<UndoDreamReport, 'id'>;
+type DreamUndoResult = Omit<UndoDreamReport, 'id'>;
 
 /** The `undo` JSON of a run: exactly what its apply changed, with the state before. */
 interface UndoRecord {
@@ -74,7 +74,7 @@ interface UndoRecord {
 }
 
 /** Builds the run's status and report from what was applied and the estimate as it now stands. */
-export type FinishApply = (
+type FinishApply = (
   result: DreamApplyResult,
   estimate: ProfileEstimateRow,
 ) => { status: DreamRunStatus; report: string };

@@ -14,7 +14,7 @@ const historySchema = z.strictObject({
 export type DreamHistoryOptions = z.input<typeof historySchema>;
 
 /** A pass's report from its row: what it stored, with the row's live state over it. */
-export function reportOfRun(run: DreamRunRow, live: boolean): DreamReport {
+function reportOfRun(run: DreamRunRow, live: boolean): DreamReport {
   let stored: Partial<DreamReport> = {};
   try {
     stored = JSON.parse(run.report) as Partial<DreamReport>;

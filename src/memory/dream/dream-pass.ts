@@ -36,7 +36,7 @@ import { planRefreshes } from './radial-refresh.js';
 import { messageOf, StageSummarizer } from './stage-summarizer.js';
 
 /** How many pending topics / radial nodes one pass fills at most. */
-export const FILL_PER_PASS = 100;
+const FILL_PER_PASS = 100;
 
 /** The lease a pass runs under (coordinates passes of one agent across processes). */
 export interface PassLease {
@@ -49,7 +49,7 @@ export interface PassLease {
 }
 
 /** How a pass is run. */
-export interface DreamPassOptions {
+interface DreamPassOptions {
   readonly sceneId: string | undefined;
   readonly startedBy: 'explicit' | 'background';
   readonly lease: PassLease;

@@ -9,7 +9,7 @@ import type { DreamReport, UndoDreamReport } from '../../core/model/dream.js';
 import { DREAM_CALL_TIMEOUT_MS, messageOf } from './stage-summarizer.js';
 
 /** Options of a {@link DreamScheduler} (tests shorten the bounds). */
-export interface DreamSchedulerOptions {
+interface DreamSchedulerOptions {
   /** Bound on one summariser call. */
   readonly callTimeoutMs?: number;
   /** Lease lifetime; renewed between stages, so it bounds how long a crashed worker blocks others. */
@@ -19,7 +19,7 @@ export interface DreamSchedulerOptions {
 }
 
 /** Default lease lifetime. */
-export const DREAM_LEASE_TTL_MS = 60_000;
+const DREAM_LEASE_TTL_MS = 60_000;
 
 /**
  * Runs an agent's Dream passes: at most one in flight per agent, in this process (a promise) and

@@ -15,15 +15,15 @@ import type { StageRecord } from './stage-record.js';
 import { messageOf, type StageSummarizer } from './stage-summarizer.js';
 
 /** Nodes refreshed per pass at most (each costs up to three summariser calls). */
-export const REFRESH_PER_PASS = 16;
+const REFRESH_PER_PASS = 16;
 
 /** The tier a summariser's summaries are recorded with (`nodes.summaries_tier`). */
-export function tierOfSummarizer(summarizer: { readonly id: string }): number {
+function tierOfSummarizer(summarizer: { readonly id: string }): number {
   return summarizer.id === 'offline' ? SummaryTier.offline : SummaryTier.model;
 }
 
 /** The levels refreshed for a node at `position`: the one it is presented at and the more abstract ones. */
-export function levelsToRefresh(position: number): SummaryLevelName[] {
+function levelsToRefresh(position: number): SummaryLevelName[] {
   const presented = levelAtDistance(3, position - 1) ?? 0;
   return SUMMARY_LEVELS.slice(0, Math.min(presented, 2) + 1);
 }

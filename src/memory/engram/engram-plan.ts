@@ -15,7 +15,7 @@ export interface SceneEvidence {
 }
 
 /** Inputs of {@link planEngram}. */
-export interface EngramInput {
+interface EngramInput {
   readonly nodes: readonly EngramNodeRow[];
   readonly edges: readonly EngramEdgeRow[];
   readonly scenes: readonly SceneEvidence[];

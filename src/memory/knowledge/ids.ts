@@ -27,7 +27,7 @@ export function nodeIdFor(graphId: string, title: string): string {
 }
 
 /** An edge's identity: its members are node ids, sorted here when the edge is undirected. */
-export interface EdgeIdentity {
+interface EdgeIdentity {
   readonly graphId: string;
   readonly kind: KnowledgeEdgeKind;
   readonly label: string;

@@ -41,7 +41,7 @@ export interface ImportSettings {
 }
 
 /** Subgraph options after validation. */
-export interface SubgraphSettings {
+interface SubgraphSettings {
   readonly depth: number;
   readonly edgeKinds?: readonly KnowledgeEdgeKind[] | undefined;
   readonly direction: 'any' | 'forward' | 'backward';

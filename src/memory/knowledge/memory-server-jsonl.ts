@@ -15,7 +15,7 @@ export interface NumberedRelation extends MemoryServerRelation {
 }
 
 /** A parsed file. Entities named twice are merged (first type, observations unioned). */
-export interface ParsedMemoryServerFile {
+interface ParsedMemoryServerFile {
   readonly entities: MemoryServerEntity[];
   readonly relations: NumberedRelation[];
   readonly entityLines: number;

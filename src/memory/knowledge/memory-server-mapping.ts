@@ -19,19 +19,19 @@ import type {
 } from '../../core/model/knowledge.js';
 
 /** The relation type an edge reads as. */
-export function relationTypeOf(edge: KnowledgeEdge): string {
+function relationTypeOf(edge: KnowledgeEdge): string {
   return edge.kind === 'custom' || edge.label.length > 0 ? edge.label : edge.kind;
 }
 
 /** An entity read from a node. */
-export function entityOf(node: KnowledgeNode): MemoryServerEntity {
+function entityOf(node: KnowledgeNode): MemoryServerEntity {
   const observations =
     node.content.length > 0 ? unionInOrder([node.content], node.observations) : node.observations;
   return { name: node.title, entityType: node.type, observations: [...observations] };
 }
 
 /** The relations an edge reads as (one for a two-member edge). */
-export function relationsOf(
+function relationsOf(
   edge: KnowledgeEdge,
   titleOf: (id: string) => string | undefined,
 ): MemoryServerRelation[] {

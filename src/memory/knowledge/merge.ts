@@ -21,7 +21,7 @@ export function unionInOrder(...lists: readonly (readonly string[])[]): string[]
 }
 
 /** The stored fields a new node gets from its input. */
-export function fieldsOf(input: KnowledgeNodeInput): KnowledgeNodeFields {
+function fieldsOf(input: KnowledgeNodeInput): KnowledgeNodeFields {
   return {
     type: input.type ?? '',
     content: input.content ?? '',
@@ -51,7 +51,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** True when writing `fields` over `node` would change nothing. */
-export function unchanged(node: KnowledgeNode, fields: KnowledgeNodeFields): boolean {
+function unchanged(node: KnowledgeNode, fields: KnowledgeNodeFields): boolean {
   return (
     node.type === fields.type &&
     node.content === fields.content &&

@@ -4,7 +4,7 @@ import type { StoreTx } from '../../store/seam.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
 
 /** The repositories a knowledge search reads, inside the caller's read transaction. */
-export type NodeSearchReads = Pick<StoreTx, 'knowledge' | 'recall' | 'vectors'>;
+type NodeSearchReads = Pick<StoreTx, 'knowledge' | 'recall' | 'vectors'>;
 
 /** Agent id no agent has: with `layers: ['knowledge']` the index returns file-wide rows only. */
 const NO_AGENT = 0;

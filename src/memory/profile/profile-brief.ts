@@ -3,7 +3,7 @@ import type { Profile } from '../../core/model/conversation.js';
 import type { MemoryContext } from '../context.js';
 
 /** Bounds of the brief, in code points (MemHop's). */
-export const BRIEF_LIMITS = {
+const BRIEF_LIMITS = {
   /** name, role and personality lines. */
   field: 160,
   preferenceKey: 160,
@@ -12,7 +12,7 @@ export const BRIEF_LIMITS = {
 } as const;
 
 /** Options of {@link renderProfileBrief}. */
-export interface ProfileBriefOptions {
+interface ProfileBriefOptions {
   /**
    * At most this many code points in all. Lines are kept in order (name, role, personality,
    * mbti, preferences, emotions) while they fit; the first that does not fit is cut to the

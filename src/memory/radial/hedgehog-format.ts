@@ -123,7 +123,7 @@ interface ParsedOrigin {
 }
 
 /** Parses and checks a whole `origin.json` into rows; nothing is written. */
-export function parseHedgehogOrigin(json: string, agentNow: number): ParsedOrigin {
+function parseHedgehogOrigin(json: string, agentNow: number): ParsedOrigin {
   const root = asObject(parsePyJson(json), '');
   const projectName = asString(required(root, 'project_name', ''), 'project_name');
   const createdAt = asString(required(root, 'created_at', ''), 'created_at');

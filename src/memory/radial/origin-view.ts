@@ -4,7 +4,7 @@ import type { LineOverview } from '../../store/radial-repo.js';
 import { keptValueLength, MIN_CUT_VALUE } from '../profile/profile-brief.js';
 
 /** What the origin shows. */
-export interface OriginInput {
+interface OriginInput {
   readonly projectName: string;
   /**
    * Who the agent is (from its profile), one field per line (`role: …`), or undefined. The
@@ -37,7 +37,7 @@ export function formatTime(ms: number): string {
 }
 
 /** How much of a line an origin entry shows, richest first. */
-export type EntryForm = 'full' | 'label' | 'dated' | 'count';
+type EntryForm = 'full' | 'label' | 'dated' | 'count';
 const FORMS: readonly EntryForm[] = ['full', 'label', 'dated', 'count'];
 
 /**

@@ -38,7 +38,7 @@ const SCENE_KEYWORDS = 40;
 export const DEFAULT_PROJECT_NAME = 'Project';
 
 /** A ranked navigation candidate. */
-export interface RankedNode {
+interface RankedNode {
   readonly node: RadialNode;
   readonly confidence: number;
 }
@@ -56,11 +56,11 @@ export interface FillReport {
 }
 
 /** How many earlier nodes a session view lists. */
-export const EARLIER_SHOWN = 8;
+const EARLIER_SHOWN = 8;
 /** How many hits per node (label, conversation, summary, full) a navigation asks the index for. */
 const PARTS_PER_NODE = 4;
 /** At most this many nodes per navigation get a second opinion from `verifyMatch`. */
-export const CONFIRM_TOP = 3;
+const CONFIRM_TOP = 3;
 
 interface Scored {
   readonly node: RadialNode;
@@ -638,7 +638,7 @@ function round3(value: number): number {
 }
 
 /** The task parts of a stored node (without its full context). */
-export function taskTextOf(record: NodeRecord): {
+function taskTextOf(record: NodeRecord): {
   taskLabel: string;
   conversationSummary: string;
   fileChanges: FileChange[];

@@ -6,7 +6,7 @@ import type { RadialLine, RadialNode } from '../../core/model/radial.js';
 import { fileLines } from '../../core/index-text.js';
 
 /** What a session's context text is made of. */
-export interface SessionViewInput {
+interface SessionViewInput {
   readonly projectName: string;
   readonly line: RadialLine;
   readonly node: RadialNode;
@@ -74,7 +74,7 @@ export function renderSession(input: SessionViewInput): string {
  * open todo, then the verbatim context. Every summarised level is drawn from these parts, so
  * none holds more than this view. (`loadFullState` returns the verbatim context alone.)
  */
-export function fullView(node: RadialNode, fullContext: string): string {
+function fullView(node: RadialNode, fullContext: string): string {
   const out = [`Task: ${node.taskLabel}`];
   const summary = node.state.conversationSummary.trim();
   if (summary.length > 0) out.push(`Summary: ${summary}`);

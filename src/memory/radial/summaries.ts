@@ -6,7 +6,7 @@ import type { FileChange, LevelSummaries } from '../../core/model/radial.js';
 import { fileLines } from '../../core/index-text.js';
 
 /** The parts of a task that summaries are made from. */
-export interface TaskText {
+interface TaskText {
   readonly taskLabel: string;
   readonly conversationSummary: string;
   readonly fileChanges: readonly FileChange[];
@@ -96,13 +96,13 @@ export function summarySource(task: TaskText): string {
  * Makes a summariser's output safe to store for `level`: a string within the level's cap
  * (a model may overrun), on one line for origin and brief (the origin lists one line per line).
  */
-export function fitLevel(level: SummaryLevelName, text: string): string {
+function fitLevel(level: SummaryLevelName, text: string): string {
   const flat = level === 'origin' || level === 'brief' ? oneLine(text) : text.trim();
   return codePointLength(flat) <= LEVEL_CAPS[level] ? flat : truncateText(flat, LEVEL_CAPS[level]);
 }
 
 /** The outcome of {@link computeSummaries}. */
-export interface ComputedSummaries {
+interface ComputedSummaries {
   readonly summaries: PartialSummaries;
   /** True when every level is present. */
   readonly complete: boolean;
@@ -238,11 +238,7 @@ export function resolveSummaries(
 }
 
 /** Label (and, above the origin level, the conversation summary) cut to the level's cap. */
-export function fallbackSummary(
-  level: SummaryLevelName,
-  taskLabel: string,
-  conversationSummary: string,
-): string {
+function fallbackSummary(level: SummaryLevelName, taskLabel: string, conversationSummary: string): string {
   if (level === 'origin' || conversationSummary.trim().length === 0) return fitLevel(level, taskLabel);
   return fitLevel(level, `${taskLabel.trim()}. ${conversationSummary.trim()}`);
 }

@@ -6,7 +6,7 @@ import type { MemoryContext } from '../context.js';
  * How many nodes beyond the best-ranked ones a navigation may show the summariser's
  * `verifyMatch` when a model or an embedder is configured (each is at most one model call).
  */
-export const EXTRA_VERIFY_CANDIDATES = 5;
+const EXTRA_VERIFY_CANDIDATES = 5;
 
 /** Nodes per line looked at when candidates come from the line briefs. */
 const NODES_PER_LINE = 2;

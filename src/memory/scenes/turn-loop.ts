@@ -77,15 +77,9 @@ export async function distill(
  * Closes the open turn: distils its keywords (outside any transaction), then in ONE transaction
  * writes the input/output utterances and the outcome event, the topic (keywords, times, outcome)
  * and its index rows, and closes the turn. A failed distillation does not fail the call: the
- * turn closes with its keywords pending.
- */
-export async function update(context: MemoryContext, turnEnd: unknown): Promise<TurnResult> {
-  return (await closeTurn(context, turnEnd)).result;
-}
-
-/**
- * {@link update}, also returning how many surface topics the turn's scene has now (read in the
- * same transaction), which decides whether a background Dream pass is due.
+ * turn closes with its keywords pending. Also returns how many surface topics the
+ * turn's scene has now (read in the same transaction), which decides whether a background Dream
+ * pass is due.
  */
 export async function closeTurn(
   context: MemoryContext,
@@ -125,7 +119,7 @@ export async function closeTurn(
 }
 
 /** What a {@link fillPendingKeywords} pass did. */
-export interface FillKeywordsReport {
+interface FillKeywordsReport {
   readonly filled: number;
   readonly failed: number;
   /** Errors by topic id, for the topics that are still pending. */
