@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { codePointLength, sliceCodePoints } from '../src/core/text.js';
 import { extractiveSummary } from '../src/llm/extractive-summary.js';
 import { extractKeywords } from '../src/llm/keyword-extraction.js';
-import { contentTerms } from '../src/llm/text-analysis.js';
+import { contentTerms } from '../src/core/text-analysis.js';
 import { createOpenAICompatible } from '../src/llm/openai-compatible.js';
 import {
   compareInterleaved,

@@ -13,7 +13,7 @@ import { openMemory } from '../src/api/memory-db.js';
 import type { Agent } from '../src/api/agent.js';
 import type { RecallHit } from '../src/core/model/recall.js';
 import { matchExpression, queryTerms } from '../src/recall/query.js';
-import { contentTerms } from '../src/llm/text-analysis.js';
+import { contentTerms } from '../src/core/text-analysis.js';
 import { jaccard } from '../src/llm/topic-grouping.js';
 import { Store } from '../src/store/store.js';
 import { tempDir, type BenchModule, type BenchRow } from './harness.js';

@@ -25,7 +25,7 @@
  */
 import { codePointLength, oneLine } from '../core/text.js';
 import { fitWords } from './fit-text.js';
-import { isStopWord, termOf } from './text-analysis.js';
+import { isStopWord, termOf } from '../core/text-analysis.js';
 import { clausePrefixEnds, splitSentences, splitUnits, type TextUnit } from './text-units.js';
 import {
   isOneLineLevel,

@@ -3,7 +3,7 @@
  * clusters. Budgets are counted in code points, as everywhere in hedgehop.
  */
 import { codePointLength, sliceCodePoints } from '../core/text.js';
-import { graphemes, wordSegments } from './text-analysis.js';
+import { graphemes, wordSegments } from '../core/text-analysis.js';
 
 const ELLIPSIS = '…';
 const LOOKAHEAD = 16;

@@ -9,7 +9,7 @@
  * turn offers more, the most salient are kept: patterned facts and identifiers first, then names
  * and phrases, then words, each weighed by how often the turn uses it.
  */
-import { isCjk, isStopWord, sentences, tokenize, termOf, type Token } from './text-analysis.js';
+import { isCjk, isStopWord, sentences, tokenize, termOf, type Token } from '../core/text-analysis.js';
 
 /** Keywords kept per turn at most (issue 19: a turn's keywords are read, so few and good). */
 export const MAX_KEYWORDS = 15;

@@ -1,5 +1,5 @@
 import { LanguageModelError } from './language-model-error.js';
-import { tokenize } from './text-analysis.js';
+import { tokenize } from '../core/text-analysis.js';
 import type { Embedder } from './types.js';
 
 /**

@@ -2,7 +2,7 @@ import { oneLine } from '../core/text.js';
 import { fitWords } from './fit-text.js';
 import { LanguageModelError } from './language-model-error.js';
 import { appendMissingKeywords } from './topic-grouping.js';
-import { contentTerms, tokenize } from './text-analysis.js';
+import { contentTerms, tokenize } from '../core/text-analysis.js';
 import type {
   ProfileDistillation,
   ProfileSample,

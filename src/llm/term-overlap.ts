@@ -3,7 +3,7 @@
  * holds. Words are compared stemmed and without stop words; a query word found only inside a
  * longer summary word (or inside unsegmented CJK text) counts in part.
  */
-import { tokenize, type Token } from './text-analysis.js';
+import { tokenize, type Token } from '../core/text-analysis.js';
 
 /** `confidence` at or above this makes `match` true (Hedgehog's keyword matcher uses the same cut). */
 export const MATCH_THRESHOLD = 0.3;

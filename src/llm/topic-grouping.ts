@@ -8,7 +8,7 @@
  * dip relative to the neighbourhood does. Each segment of two or more turns is one group.
  */
 import { extractiveSummary } from './extractive-summary.js';
-import { tokenize } from './text-analysis.js';
+import { tokenize } from '../core/text-analysis.js';
 import type { TopicForGrouping, TopicGroup } from './types.js';
 
 /** Turns on each side of a gap whose words are compared (TextTiling's block size). */

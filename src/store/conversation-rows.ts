@@ -137,12 +137,20 @@ export const toPlanNode = (row: RawPlanNode): PlanNodeRow => ({
   updatedAt: row.updated_at,
 });
 
-/** The recall-index row of a topic; `undefined` when it has no text (its row is removed). */
-export function topicIndexDoc(agentId: number, topic: Topic): IndexDoc | undefined {
+/**
+ * The recall-index row of a topic (`utterances`: its {@link TOPIC_UTTERANCES_SQL} texts);
+ * `undefined` when it has no text (its row is removed).
+ */
+export function topicIndexDoc(
+  agentId: number,
+  topic: Topic,
+  utterances: readonly string[],
+): IndexDoc | undefined {
   const text = topicIndexText({
     name: topic.name,
     keywords: topic.keywordsPending ? [] : topic.keywords,
     outcome: topic.outcome,
+    utterances,
   });
   if (text.length === 0) return undefined;
   return {
@@ -155,6 +163,14 @@ export function topicIndexDoc(agentId: number, topic: Topic): IndexDoc | undefin
     text,
   };
 }
+
+/**
+ * The texts a topic's index terms come from: its utterances in slot order, Dream's
+ * reconstructions excepted (bind the topic id; SQLite spelling, `IS NOT` for PostgreSQL's
+ * `IS DISTINCT FROM`).
+ */
+export const TOPIC_UTTERANCES_SQL = `SELECT content FROM archive
+  WHERE topic_id = ? AND kind = 'utterance' AND role IS NOT 'dream' ORDER BY seq`;
 
 /** The part of a turn-opening request that only a new scene may carry. */
 interface SceneCreationFields {

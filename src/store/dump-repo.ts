@@ -32,6 +32,7 @@ import {
 } from '../core/index-text.js';
 import { parseJsonOr } from '../core/json.js';
 import type { FileChange } from '../core/model/radial.js';
+import { TOPIC_UTTERANCES_SQL } from './conversation-rows.js';
 
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
@@ -449,6 +450,8 @@ export const INDEX_SOURCES: Readonly<
 export function composeIndexText(
   doc: IndexDocRow,
   found: Record<string, unknown> | undefined,
+  /** For a topic: its {@link TOPIC_UTTERANCES_SQL} texts. */
+  utterances: readonly string[] = [],
 ): string | undefined {
   if (!found) return undefined;
   switch (doc.layer) {
@@ -476,7 +479,12 @@ export function composeIndexText(
         outcome: string | null;
       };
       const keywords = row.keywords_state === 'pending' ? [] : (JSON.parse(row.keywords) as string[]);
-      return topicIndexText({ name: row.name ?? undefined, keywords, outcome: row.outcome ?? undefined });
+      return topicIndexText({
+        name: row.name ?? undefined,
+        keywords,
+        outcome: row.outcome ?? undefined,
+        utterances,
+      });
     }
     case 'knowledge': {
       const row = found as {
@@ -535,7 +543,11 @@ function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
   const source = INDEX_SOURCES[doc.layer];
   if (!source) return undefined;
   const row = engine.statement(source.sql).get(source.key(doc)) as Record<string, unknown> | undefined;
-  return composeIndexText(doc, row);
+  const utterances =
+    doc.layer === 'topic'
+      ? (engine.statement(TOPIC_UTTERANCES_SQL).pluck(true).all(doc.ref) as string[])
+      : [];
+  return composeIndexText(doc, row, utterances);
 }
 
 /** Deferred foreign keys would only fail at COMMIT; check first, to name what is wrong. */

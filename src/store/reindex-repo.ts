@@ -1,4 +1,5 @@
 import type { Engine } from './engine.js';
+import { TOPIC_UTTERANCES_SQL } from './conversation-rows.js';
 import {
   toVerbatimArchive,
   toVerbatimKnowledge,
@@ -63,7 +64,8 @@ export class ReindexRepo {
          FROM topics WHERE status = 'closed' AND rowid > ? ORDER BY rowid LIMIT ?`,
       )
       .all(after, limit) as RawTopicRow[];
-    return rows.map(toVerbatimTopic);
+    const utterances = this.#engine.statement(TOPIC_UTTERANCES_SQL).pluck(true);
+    return rows.map((row) => toVerbatimTopic(row, utterances.all(row.id) as string[]));
   }
 
   /** Radial nodes with seq > `after`. */

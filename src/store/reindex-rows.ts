@@ -28,6 +28,8 @@ export interface VerbatimTopic {
   readonly keywordsPending: boolean;
   readonly outcome: string | undefined;
   readonly createdAt: number;
+  /** Its utterance texts in slot order, Dream's reconstructions excepted (its index terms' source). */
+  readonly utterances: readonly string[];
 }
 
 /** A radial node as the index needs it (JSON columns left as stored). */
@@ -117,9 +119,10 @@ export interface RawTopicRow {
   opened_at: number;
 }
 
-export function toVerbatimTopic(r: RawTopicRow): VerbatimTopic {
+export function toVerbatimTopic(r: RawTopicRow, utterances: readonly string[]): VerbatimTopic {
   return {
     rowid: r.rowid,
+    utterances,
     id: r.id,
     agentId: r.agent_id,
     sceneId: r.scene_id,

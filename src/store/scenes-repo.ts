@@ -8,6 +8,7 @@ import {
   toScene,
   toTopic,
   topicIndexDoc,
+  TOPIC_UTTERANCES_SQL,
   type RawScene,
   type RawTopic,
 } from './conversation-rows.js';
@@ -291,7 +292,8 @@ export class ScenesRepo {
   }
 
   #reindexTopic(agentId: number, topic: Topic): void {
-    const doc = topicIndexDoc(agentId, topic);
+    const utterances = this.#engine.statement(TOPIC_UTTERANCES_SQL).pluck(true).all(topic.id) as string[];
+    const doc = topicIndexDoc(agentId, topic, utterances);
     if (doc === undefined) this.#index.remove('topic', topic.id);
     else this.#index.upsert(doc);
   }

@@ -6,7 +6,7 @@ import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import type { SearchHit } from '../../core/model/recall.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
-import { isStopWord } from '../../llm/text-analysis.js';
+import { isStopWord } from '../../core/text-analysis.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';

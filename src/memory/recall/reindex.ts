@@ -167,6 +167,7 @@ function topicDocs(r: VerbatimTopic): IndexDoc[] {
     name: r.name,
     keywords: r.keywordsPending ? [] : r.keywords,
     outcome: r.outcome,
+    utterances: r.utterances,
   });
   return [
     {

@@ -29,6 +29,7 @@ import {
 import { MIGRATIONS } from '../migrations/index.js';
 import type { SqlDatabase } from '../sql-database.js';
 import { indexText } from './fts.js';
+import { topicUtterances } from './topic-utterances.js';
 import { addTotals } from './index-repo.js';
 import { VERSION_TABLE } from './migrations.js';
 import type { PgQuery } from './pg-query.js';
@@ -333,7 +334,8 @@ async function rebuildIndexText(db: PgQuery): Promise<number> {
     const found = source
       ? (await db.query<Record<string, unknown>>(source.sql.replace('?', '$1'), [source.key(doc)])).rows[0]
       : undefined;
-    const text = indexText(composeIndexText(doc, found && textRow(found)) ?? '');
+    const utterances = doc.layer === 'topic' ? await topicUtterances(db, doc.ref) : [];
+    const text = indexText(composeIndexText(doc, found && textRow(found), utterances) ?? '');
     await db.query(
       'UPDATE search_docs SET body = $2::tsvector, body_len = $3, heavy = $4::jsonb WHERE rowid = $1',
       [doc.rowid, text.vector, text.length, text.heavy],

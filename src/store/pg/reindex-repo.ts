@@ -12,6 +12,7 @@ import {
 import type { ReindexRepository } from '../seam.js';
 import { first, fromUtf8, int, intOrNull, sqlLimit } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
+import { topicUtterances } from './topic-utterances.js';
 
 /**
  * What `reindex` reads and clears on PostgreSQL (SQLite: src/store/reindex-repo.ts), with the
@@ -77,15 +78,22 @@ export class PgReindexRepo implements ReindexRepository {
        FROM topics WHERE status = 'closed' AND rowid > $1 ORDER BY rowid LIMIT $2`,
       [after, sqlLimit(limit)],
     );
-    return rows.map((r) =>
-      toVerbatimTopic({
-        ...r,
-        rowid: int(r.rowid),
-        agent_id: int(r.agent_id),
-        user_ts: intOrNull(r.user_ts),
-        opened_at: int(r.opened_at),
-      }),
-    );
+    const topics: VerbatimTopic[] = [];
+    for (const r of rows) {
+      topics.push(
+        toVerbatimTopic(
+          {
+            ...r,
+            rowid: int(r.rowid),
+            agent_id: int(r.agent_id),
+            user_ts: intOrNull(r.user_ts),
+            opened_at: int(r.opened_at),
+          },
+          await topicUtterances(this.#db, r.id),
+        ),
+      );
+    }
+    return topics;
   }
 
   /** Radial nodes with seq > `after`. */

@@ -31,6 +31,7 @@ import type { PgArchiveRepo } from './archive-repo.js';
 import { readOpenTurn } from './open-turn.js';
 import type { PgQuery } from './pg-query.js';
 import { all, lockAgent, one, run, scalar } from './rows.js';
+import { topicUtterances } from './topic-utterances.js';
 
 /**
  * Scenes, topics (turns) and the agent's current scene in PostgreSQL: the same calls and results
@@ -232,7 +233,8 @@ export class PgScenesRepo implements Repository<ScenesRepo> {
   }
 
   async #reindexTopic(agentId: number, topic: Topic): Promise<void> {
-    const doc = topicIndexDoc(agentId, topic);
+    const utterances = await topicUtterances(this.#db, topic.id);
+    const doc = topicIndexDoc(agentId, topic, utterances);
     if (doc === undefined) await this.#index.remove('topic', topic.id);
     else await this.#index.upsert(doc);
   }

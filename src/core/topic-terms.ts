@@ -1,0 +1,248 @@
+/**
+ * The words a turn's topic row holds in the recall index, beside the at most 15 keywords the turn
+ * shows: every content word, every pair of adjacent content words (`charity race`), names
+ * (capitalised runs, acronyms, identifiers) and patterned facts (dates, times, amounts,
+ * versions, paths), distinct, in order of first appearance. A question then finds a turn by any
+ * word it holds, phrases weighing a little more, whatever the shown keywords kept (a question
+ * that joins facts across turns often names words the 15 did not keep). Offline and
+ * deterministic: the index can always be rebuilt from the verbatim turn.
+ */
+import { isCjk, isStopWord, sentences, tokenize, termOf, type Token } from './text-analysis.js';
+
+/** Terms beyond this are cut, keeping the most salient, so one huge turn stays indexable. */
+const MAX_INDEX_TERMS = 200;
+
+// Conversational words that carry no searchable content. The `stopword` list covers grammar
+// words; these are the greetings, fillers, question words and generic verbs the keyword
+// contract (MemHop §5.1) also asks us to drop.
+const FILLERS: ReadonlySet<string> = new Set(
+  (
+    'hi hello hey bye thanks thank please ok okay yes yeah yep nope sure just really maybe ' +
+    'why when whom whose will shall let lets going gonna wanna want think know um uh hmm oh ah ' +
+    'thing things something anything stuff kind lot lots does done doing'
+  ).split(' '),
+);
+
+const MONTH =
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const UNIT =
+  '(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|usd|eur|gbp|k|x)';
+const PATTERNS: readonly RegExp[] = [
+  /\bhttps?:\/\/[^\s<>"')\]]+/giu,
+  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/gu,
+  /\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b/gu,
+  /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gu,
+  new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'giu'),
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`, 'giu'),
+  new RegExp(`\\b${MONTH}\\s+\\d{4}\\b`, 'giu'),
+  /\d{2,4}年\d{1,2}月(?:\d{1,2}[日号])?|\d{1,2}月\d{1,2}[日号]/gu,
+  /\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?=\W|$)|\b\d{1,2}\s?[ap]m\b/giu,
+  /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?/giu,
+  /\b\d+(?:\.\d+)?\s?%/gu,
+  /\bv?\d+(?:\.\d+){1,3}\b/gu,
+  new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s?${UNIT}\\b`, 'giu'),
+  /(?:\.{0,2}\/)?\b[\w-]+(?:\/[\w.-]+)+|\b[\w-]+\.(?:ts|js|tsx|jsx|py|go|rs|java|json|md|yml|yaml|toml|sql|sh|css|html|txt|csv)\b/gu,
+];
+
+interface Candidate {
+  readonly text: string;
+  readonly key: string;
+  readonly index: number;
+  /** Higher is kept first when there are more than {@link MAX_INDEX_TERMS}. */
+  readonly salience: number;
+}
+
+/**
+ * The index terms of a turn's texts (see the module comment), at most {@link MAX_INDEX_TERMS}.
+ *
+ * @example
+ * ```ts
+ * indexTerms(['Alice moved the billing DB to Postgres 16 on 2024-05-01.']);
+ * // ['Alice', 'moved', 'billing', 'billing DB', 'DB', 'Postgres 16', …, '2024-05-01']
+ * ```
+ */
+export function indexTerms(texts: readonly string[]): string[] {
+  const text = texts
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
+    .join('\n');
+  if (text.length === 0) return [];
+  const covered: [number, number][] = [];
+  const candidates = [...patternCandidates(text, covered)];
+  const split = sentences(text).map((sentence) =>
+    tokenize(sentence.text).map((t) => ({ ...t, index: t.index + sentence.index })),
+  );
+  const casing = casingEvidence(split);
+  for (const tokens of split) candidates.push(...tokenCandidates(text, tokens, covered, casing));
+  return select(candidates);
+}
+
+function patternCandidates(text: string, covered: [number, number][]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const pattern of PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const value = match[0].replace(/[.,;:]+$/u, '');
+      const end = start + value.length;
+      if (!/[\p{L}\p{N}]/u.test(value) || overlaps(covered, start, end)) continue;
+      covered.push([start, end]);
+      out.push({ text: value, key: value.toLowerCase(), index: start, salience: 3 });
+    }
+  }
+  return out;
+}
+
+function overlaps(covered: readonly [number, number][], start: number, end: number): boolean {
+  return covered.some(([a, b]) => start < b && end > a);
+}
+
+type Positioned = Token & { readonly index: number };
+
+interface CasingEvidence {
+  /** Words written with a capital somewhere other than at a sentence start: names. */
+  readonly capitalised: ReadonlySet<string>;
+  /** Words also written in lower case: a capital at a sentence start is only grammar. */
+  readonly lower: ReadonlySet<string>;
+}
+
+function casingEvidence(split: readonly (readonly Positioned[])[]): CasingEvidence {
+  const capitalised = new Set<string>();
+  const lower = new Set<string>();
+  for (const tokens of split) {
+    for (const [i, token] of tokens.entries()) {
+      if (i > 0 && nameLike(token, false)) capitalised.add(token.surface);
+      if (token.surface === token.surface.toLowerCase()) lower.add(token.surface);
+    }
+  }
+  return { capitalised, lower };
+}
+
+/** A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary word. */
+function keepsCase(token: Positioned, sentenceStart: boolean, casing: CasingEvidence): boolean {
+  if (nameLike(token, sentenceStart) || casing.capitalised.has(token.surface)) return true;
+  return sentenceStart && !casing.lower.has(token.surface.toLowerCase());
+}
+
+function tokenCandidates(
+  text: string,
+  tokens: readonly Positioned[],
+  covered: [number, number][],
+  casing: CasingEvidence,
+): Candidate[] {
+  const free = tokens.filter((t) => !overlaps(covered, t.index, t.index + t.surface.length));
+  const out: Candidate[] = [];
+  out.push(...names(text, free, tokens[0]));
+  for (const token of free) {
+    if (!isContent(token)) continue;
+    const surface = keepsCase(token, token === tokens[0], casing)
+      ? token.surface
+      : token.surface.toLowerCase();
+    if (token.cjk && [...token.surface].length < 2) continue;
+    out.push({ text: surface, key: `w:${token.term}`, index: token.index, salience: 1 });
+  }
+  out.push(...pairs(text, free));
+  return out;
+}
+
+function isContent(token: Token): boolean {
+  return !token.stop && !FILLERS.has(token.surface.toLowerCase()) && !isStopWord(token.term);
+}
+
+/** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
+function nameLike(token: Token, sentenceStart: boolean): boolean {
+  const s = token.surface;
+  if (token.cjk || !/\p{L}/u.test(s)) return false;
+  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
+  return !sentenceStart && /^\p{Lu}/u.test(s);
+}
+
+/** Runs of adjacent name-like words, e.g. `New York`, `Alice Smith`. */
+function names(text: string, tokens: readonly Positioned[], first: Positioned | undefined): Candidate[] {
+  const out: Candidate[] = [];
+  let run: Positioned[] = [];
+  const flush = (): void => {
+    if (run.length > 1) {
+      const start = run[0]!.index;
+      const last = run[run.length - 1]!;
+      const value = text.slice(start, last.index + last.surface.length);
+      out.push({ text: value, key: value.toLowerCase(), index: start, salience: 2 });
+    }
+    run = [];
+  };
+  for (const token of tokens) {
+    const capital =
+      /^\p{Lu}/u.test(token.surface) && !token.stop && !FILLERS.has(token.surface.toLowerCase());
+    const previous = run[run.length - 1];
+    if (capital && (token === first || nameLike(token, false))) {
+      if (previous && !adjacent(text, previous, token)) flush();
+      run.push(token);
+    } else flush();
+  }
+  flush();
+  return out;
+}
+
+function adjacent(text: string, a: Positioned, b: Positioned): boolean {
+  const between = text.slice(a.index + a.surface.length, b.index);
+  return between.length === 0 || /^[ \t-]$/u.test(between);
+}
+
+/** Adjacent content-word pairs (`token refresh`), and whole CJK compounds (`数据库迁移`). */
+function pairs(text: string, tokens: readonly Positioned[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const a = tokens[i]!;
+    const b = tokens[i + 1]!;
+    if (!isContent(a) || !isContent(b) || !adjacent(text, a, b)) continue;
+    if (a.cjk !== b.cjk || (/^\p{N}+$/u.test(a.surface) && /^\p{N}+$/u.test(b.surface))) continue;
+    if (a.cjk) {
+      out.push(...cjkCompound(text, tokens, i));
+      continue;
+    }
+    const value = text.slice(a.index, b.index + b.surface.length);
+    const shown = nameLike(a, false) || nameLike(b, false) ? value : value.toLowerCase();
+    out.push({
+      text: shown,
+      key: `p:${termOf(a.surface)} ${termOf(b.surface)}`,
+      index: a.index,
+      salience: 1.5,
+    });
+  }
+  return out;
+}
+
+function cjkCompound(text: string, tokens: readonly Positioned[], start: number): Candidate[] {
+  if (start > 0) {
+    const before = tokens[start - 1]!;
+    if (before.cjk && isContent(before) && adjacent(text, before, tokens[start]!)) return [];
+  }
+  let end = start;
+  while (end + 1 < tokens.length && end - start < 3) {
+    const next = tokens[end + 1]!;
+    if (!next.cjk || !isContent(next) || !adjacent(text, tokens[end]!, next)) break;
+    end++;
+  }
+  const last = tokens[end]!;
+  const value = text.slice(tokens[start]!.index, last.index + last.surface.length);
+  return isCjk(value) ? [{ text: value, key: value, index: tokens[start]!.index, salience: 2 }] : [];
+}
+
+function select(candidates: Candidate[]): string[] {
+  const firstByKey = new Map<string, Candidate>();
+  const seenText = new Set<string>();
+  const ordered = [...candidates].sort((a, b) => a.index - b.index || b.salience - a.salience);
+  for (const candidate of ordered) {
+    const lower = candidate.text.toLowerCase();
+    if (firstByKey.has(candidate.key) || seenText.has(lower)) continue;
+    firstByKey.set(candidate.key, candidate);
+    seenText.add(lower);
+  }
+  let kept = [...firstByKey.values()];
+  if (kept.length > MAX_INDEX_TERMS) {
+    const top = new Set(
+      [...kept].sort((a, b) => b.salience - a.salience || a.index - b.index).slice(0, MAX_INDEX_TERMS),
+    );
+    kept = kept.filter((c) => top.has(c));
+  }
+  return kept.map((c) => c.text);
+}
