@@ -200,3 +200,42 @@ export function graphemes(text: string): Iterable<Intl.SegmentData> {
 export function wordSegments(text: string): Iterable<Intl.SegmentData> {
   return segmenter('word').segment(text);
 }
+
+/** True when `[start, end)` overlaps one of the `covered` spans. */
+export function overlaps(covered: readonly [number, number][], start: number, end: number): boolean {
+  return covered.some(([a, b]) => start < b && end > a);
+}
+
+export interface CasingEvidence {
+  /** Words written with a capital somewhere other than at a sentence start: names. */
+  readonly capitalised: ReadonlySet<string>;
+  /** Words also written in lower case: a capital at a sentence start is only grammar. */
+  readonly lower: ReadonlySet<string>;
+}
+
+/** Which words of some texts are written as names (see {@link keepsCase}). */
+export function casingEvidence(split: readonly (readonly Token[])[]): CasingEvidence {
+  const capitalised = new Set<string>();
+  const lower = new Set<string>();
+  for (const tokens of split) {
+    for (const [i, token] of tokens.entries()) {
+      if (i > 0 && nameLike(token, false)) capitalised.add(token.surface);
+      if (token.surface === token.surface.toLowerCase()) lower.add(token.surface);
+    }
+  }
+  return { capitalised, lower };
+}
+
+/** A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary word. */
+export function keepsCase(token: Token, sentenceStart: boolean, casing: CasingEvidence): boolean {
+  if (nameLike(token, sentenceStart) || casing.capitalised.has(token.surface)) return true;
+  return sentenceStart && !casing.lower.has(token.surface.toLowerCase());
+}
+
+/** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
+export function nameLike(token: Token, sentenceStart: boolean): boolean {
+  const s = token.surface;
+  if (token.cjk || !/\p{L}/u.test(s)) return false;
+  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
+  return !sentenceStart && /^\p{Lu}/u.test(s);
+}

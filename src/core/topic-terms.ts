@@ -7,7 +7,19 @@
  * that joins facts across turns often names words the 15 did not keep). Offline and
  * deterministic: the index can always be rebuilt from the verbatim turn.
  */
-import { isCjk, isStopWord, sentences, tokenize, termOf, type Token } from './text-analysis.js';
+import {
+  casingEvidence,
+  isCjk,
+  isStopWord,
+  keepsCase,
+  nameLike,
+  overlaps,
+  sentences,
+  termOf,
+  tokenize,
+  type CasingEvidence,
+  type Token,
+} from './text-analysis.js';
 
 /** Terms beyond this are cut, keeping the most salient, so one huge turn stays indexable. */
 const MAX_INDEX_TERMS = 200;
@@ -92,36 +104,7 @@ function patternCandidates(text: string, covered: [number, number][]): Candidate
   return out;
 }
 
-function overlaps(covered: readonly [number, number][], start: number, end: number): boolean {
-  return covered.some(([a, b]) => start < b && end > a);
-}
-
 type Positioned = Token & { readonly index: number };
-
-interface CasingEvidence {
-  /** Words written with a capital somewhere other than at a sentence start: names. */
-  readonly capitalised: ReadonlySet<string>;
-  /** Words also written in lower case: a capital at a sentence start is only grammar. */
-  readonly lower: ReadonlySet<string>;
-}
-
-function casingEvidence(split: readonly (readonly Positioned[])[]): CasingEvidence {
-  const capitalised = new Set<string>();
-  const lower = new Set<string>();
-  for (const tokens of split) {
-    for (const [i, token] of tokens.entries()) {
-      if (i > 0 && nameLike(token, false)) capitalised.add(token.surface);
-      if (token.surface === token.surface.toLowerCase()) lower.add(token.surface);
-    }
-  }
-  return { capitalised, lower };
-}
-
-/** A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary word. */
-function keepsCase(token: Positioned, sentenceStart: boolean, casing: CasingEvidence): boolean {
-  if (nameLike(token, sentenceStart) || casing.capitalised.has(token.surface)) return true;
-  return sentenceStart && !casing.lower.has(token.surface.toLowerCase());
-}
 
 function tokenCandidates(
   text: string,
@@ -146,14 +129,6 @@ function tokenCandidates(
 
 function isContent(token: Token): boolean {
   return !token.stop && !FILLERS.has(token.surface.toLowerCase()) && !isStopWord(token.term);
-}
-
-/** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
-function nameLike(token: Token, sentenceStart: boolean): boolean {
-  const s = token.surface;
-  if (token.cjk || !/\p{L}/u.test(s)) return false;
-  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
-  return !sentenceStart && /^\p{Lu}/u.test(s);
 }
 
 /** Runs of adjacent name-like words, e.g. `New York`, `Alice Smith`. */

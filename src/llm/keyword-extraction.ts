@@ -9,7 +9,19 @@
  * turn offers more, the most salient are kept: patterned facts and identifiers first, then names
  * and phrases, then words, each weighed by how often the turn uses it.
  */
-import { isCjk, isStopWord, sentences, tokenize, termOf, type Token } from '../core/text-analysis.js';
+import {
+  casingEvidence,
+  isCjk,
+  isStopWord,
+  keepsCase,
+  nameLike,
+  overlaps,
+  sentences,
+  termOf,
+  tokenize,
+  type CasingEvidence,
+  type Token,
+} from '../core/text-analysis.js';
 
 /** Keywords kept per turn at most (issue 19: a turn's keywords are read, so few and good). */
 export const MAX_KEYWORDS = 15;
@@ -132,10 +144,6 @@ function patternCandidates(text: string, covered: [number, number][]): Candidate
   return out;
 }
 
-function overlaps(covered: readonly [number, number][], start: number, end: number): boolean {
-  return covered.some(([a, b]) => start < b && end > a);
-}
-
 type Positioned = Token & { readonly index: number; readonly compound?: boolean };
 
 /**
@@ -161,31 +169,6 @@ function joinCompounds(text: string, tokens: readonly Positioned[]): Positioned[
     } else out.push(token);
   }
   return out;
-}
-
-interface CasingEvidence {
-  /** Words written with a capital somewhere other than at a sentence start: names. */
-  readonly capitalised: ReadonlySet<string>;
-  /** Words also written in lower case: a capital at a sentence start is only grammar. */
-  readonly lower: ReadonlySet<string>;
-}
-
-function casingEvidence(split: readonly (readonly Positioned[])[]): CasingEvidence {
-  const capitalised = new Set<string>();
-  const lower = new Set<string>();
-  for (const tokens of split) {
-    for (const [i, token] of tokens.entries()) {
-      if (i > 0 && nameLike(token, false)) capitalised.add(token.surface);
-      if (token.surface === token.surface.toLowerCase()) lower.add(token.surface);
-    }
-  }
-  return { capitalised, lower };
-}
-
-/** A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary word. */
-function keepsCase(token: Positioned, sentenceStart: boolean, casing: CasingEvidence): boolean {
-  if (nameLike(token, sentenceStart) || casing.capitalised.has(token.surface)) return true;
-  return sentenceStart && !casing.lower.has(token.surface.toLowerCase());
 }
 
 function tokenCandidates(
@@ -233,14 +216,6 @@ function identifierLike(token: Positioned): boolean {
   if (token.cjk) return false;
   if (token.compound) return /[\p{N}_:]/u.test(s) || /\p{Lu}/u.test(s);
   return s.includes('_') || (/\p{L}/u.test(s) && /\p{N}/u.test(s));
-}
-
-/** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
-function nameLike(token: Token, sentenceStart: boolean): boolean {
-  const s = token.surface;
-  if (token.cjk || !/\p{L}/u.test(s)) return false;
-  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
-  return !sentenceStart && /^\p{Lu}/u.test(s);
 }
 
 /** Runs of adjacent name-like words, e.g. `New York`, `Alice Smith`. */
