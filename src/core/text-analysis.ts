@@ -239,3 +239,31 @@ export function nameLike(token: Token, sentenceStart: boolean): boolean {
   if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
   return !sentenceStart && /^\p{Lu}/u.test(s);
 }
+
+const MONTH =
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const UNIT =
+  '(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|usd|eur|gbp|k|x|lu|db|rps|qps)';
+/**
+ * Patterned facts kept whole as one term (URLs, e-mail addresses, dates, times, amounts,
+ * percentages, versions, quantities with units, paths and file names, `#123` references): the
+ * keyword extractor and the topic index terms find them the same way.
+ */
+export const FACT_PATTERNS: readonly RegExp[] = [
+  /\bhttps?:\/\/[^\s<>"')\]]+/giu,
+  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/gu,
+  /\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b/gu,
+  /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gu,
+  new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'giu'),
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`, 'giu'),
+  new RegExp(`\\b${MONTH}\\s+\\d{4}\\b`, 'giu'),
+  /\d{2,4}年\d{1,2}月(?:\d{1,2}[日号])?|\d{1,2}月\d{1,2}[日号]/gu,
+  /\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?=\W|$)|\b\d{1,2}\s?[ap]m\b/giu,
+  /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?/giu,
+  /\b\d+(?:\.\d+)?\s?%/gu,
+  /\bv?\d+(?:\.\d+){1,3}\b/gu,
+  new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s?${UNIT}\\b`, 'giu'),
+  /(?:\.{0,2}\/)?\b[\w-]+(?:\/[\w.-]+)+|\b[\w-]+\.(?:ts|js|tsx|jsx|py|go|rs|java|json|md|yml|yaml|toml|sql|sh|css|html|txt|csv|wav|mp3|mp4|png|jpg|pdf|log)\b/gu,
+  // References such as `PR #733`, `issue #12`, `#881`.
+  /(?:\b(?:\p{Lu}{2,5}|[Ii]ssues?|[Tt]ickets?|[Bb]ugs?|[Pp]ull requests?)\s)?#\d+\b/gu,
+];

@@ -9,6 +9,7 @@
  */
 import {
   casingEvidence,
+  FACT_PATTERNS,
   isCjk,
   isStopWord,
   keepsCase,
@@ -34,27 +35,6 @@ const FILLERS: ReadonlySet<string> = new Set(
     'thing things something anything stuff kind lot lots does done doing'
   ).split(' '),
 );
-
-const MONTH =
-  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
-const UNIT =
-  '(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|usd|eur|gbp|k|x)';
-const PATTERNS: readonly RegExp[] = [
-  /\bhttps?:\/\/[^\s<>"')\]]+/giu,
-  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/gu,
-  /\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b/gu,
-  /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gu,
-  new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'giu'),
-  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\s+${MONTH}(?:\\s+\\d{4})?\\b`, 'giu'),
-  new RegExp(`\\b${MONTH}\\s+\\d{4}\\b`, 'giu'),
-  /\d{2,4}年\d{1,2}月(?:\d{1,2}[日号])?|\d{1,2}月\d{1,2}[日号]/gu,
-  /\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?=\W|$)|\b\d{1,2}\s?[ap]m\b/giu,
-  /[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?/giu,
-  /\b\d+(?:\.\d+)?\s?%/gu,
-  /\bv?\d+(?:\.\d+){1,3}\b/gu,
-  new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s?${UNIT}\\b`, 'giu'),
-  /(?:\.{0,2}\/)?\b[\w-]+(?:\/[\w.-]+)+|\b[\w-]+\.(?:ts|js|tsx|jsx|py|go|rs|java|json|md|yml|yaml|toml|sql|sh|css|html|txt|csv)\b/gu,
-];
 
 interface Candidate {
   readonly text: string;
@@ -91,7 +71,7 @@ export function indexTerms(texts: readonly string[]): string[] {
 
 function patternCandidates(text: string, covered: [number, number][]): Candidate[] {
   const out: Candidate[] = [];
-  for (const pattern of PATTERNS) {
+  for (const pattern of FACT_PATTERNS) {
     for (const match of text.matchAll(pattern)) {
       const start = match.index;
       const value = match[0].replace(/[.,;:]+$/u, '');
