@@ -79,13 +79,14 @@ function zipfWord(rng: Rng): string {
   return VOCABULARY[lo] as string;
 }
 
-function sentence(rng: Rng, min: number, max: number): string {
+/** A sentence of `min`..`max` words drawn from {@link VOCABULARY} by Zipf's law. */
+export function sentence(rng: Rng, min: number, max: number): string {
   const length = min + Math.floor(rng() * (max - min + 1));
   return Array.from({ length }, () => zipfWord(rng)).join(' ');
 }
 
 /** A question of three content words of middling frequency (ranks 50..5,000). */
-function question(rng: Rng): string {
+export function question(rng: Rng): string {
   const word = (): string => VOCABULARY[50 + Math.floor(rng() * 4_950)] as string;
   return `what did we decide about the ${word()} ${word()} and the ${word()}?`;
 }

@@ -31,6 +31,7 @@ export const BENCH_MODULES: readonly {
   { name: 'recall', file: './recall.js', exportName: 'runRecall' },
   { name: 'dream', file: './dream.js', exportName: 'runDream' },
   { name: 'multiprocess', file: './multiprocess.js', exportName: 'runMultiprocess' },
+  { name: 'postgres', file: './postgres.js', exportName: 'runPostgres' },
   { name: 'llm', file: './llm.js', exportName: 'runLlm' },
   { name: 'locomo', file: './locomo.js', exportName: 'runLocomo' },
   { name: 'quality-recall', file: './quality-recall.js', exportName: 'runQualityRecall' },

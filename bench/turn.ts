@@ -39,7 +39,12 @@ function sentence(random: () => number, words: number): string {
 }
 
 /** One full turn through the public API. */
-async function fullTurn(agent: Agent, random: () => number, index: number, time: number): Promise<void> {
+export async function fullTurn(
+  agent: Agent,
+  random: () => number,
+  index: number,
+  time: number,
+): Promise<void> {
   await agent.search(index % TURNS_PER_SCENE === 0 ? { newScene: true } : {});
   const step = await agent.planNodeAdd(0, `step ${index}`);
   await agent.appendArchive({

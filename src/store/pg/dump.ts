@@ -33,6 +33,14 @@ import { topicUtterances } from './topic-utterances.js';
 import { addTotals } from './index-repo.js';
 import { VERSION_TABLE } from './migrations.js';
 import type { PgQuery } from './pg-query.js';
+import {
+  createVectorTable,
+  insertVector,
+  parseEmbedding,
+  vectorColumnsSql,
+  vectorStorage,
+  type VectorStorage,
+} from './vector-repo.js';
 
 /** One table of the dump, as the SQLite schema defines it. */
 export interface DumpLayoutTable {
@@ -113,18 +121,91 @@ async function schemaVersion(db: PgQuery): Promise<number> {
   return rows[0]?.version ?? 0;
 }
 
-async function refuseVectors(db: PgQuery, context: string): Promise<void> {
-  if (await tableExists(db, VECTOR_TABLE))
-    throw new HedgehopError(
-      'IO',
-      `${context}: this memory holds recall vectors, which the PostgreSQL dump does not carry yet; nothing was written`,
+/** The columns of the vector table in a dump, as the SQLite engine dumps its sqlite-vec table. */
+const VECTOR_COLUMNS: readonly string[] = ['rowid', 'agent_id', 'embedding'];
+
+/** The dimension of the memory's vectors (meta), as the dump's header states it. */
+async function vectorDimensions(db: PgQuery): Promise<number> {
+  const { rows } = await db.query<{ value: string }>(
+    "SELECT value FROM meta WHERE key = 'embedder.dimensions'",
+  );
+  const dimensions = Number(rows[0]?.value);
+  if (!Number.isInteger(dimensions) || dimensions <= 0)
+    throw new HedgehopError('CORRUPT', `dump: ${VECTOR_TABLE} exists but meta holds no embedder.dimensions`);
+  return dimensions;
+}
+
+/** A float32 vector as the dump holds it: its raw little-endian bytes, as sqlite-vec stores them. */
+function vectorBlob(vector: Float32Array): Buffer {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes;
+}
+
+/** The dump's bytes of a vector back as float32 values; anything but whole float32s is refused. */
+function blobVector(value: unknown, dimensions: number, where: string): Float32Array {
+  if (!Buffer.isBuffer(value) || value.length !== dimensions * 4)
+    throw invalidInput(where, `must be the ${dimensions * 4} bytes of ${dimensions} float32 values`);
+  return Float32Array.from({ length: dimensions }, (_, i) => value.readFloatLE(i * 4));
+}
+
+/** Writes the vector table's rows (rowid order) through `write`, as the SQLite engine dumps them. */
+async function exportVectors(
+  db: PgQuery,
+  storage: VectorStorage,
+  write: (line: string) => void,
+  progress: () => void,
+): Promise<void> {
+  await db.query(
+    `DECLARE hedgehop_dump NO SCROLL CURSOR FOR SELECT ${vectorColumnsSql(storage)} FROM ${VECTOR_TABLE} ORDER BY rowid`,
+  );
+  for (;;) {
+    const { rows } = await db.query<{ rowid: unknown; agent_id: unknown; embedding: unknown }>(
+      'FETCH 500 FROM hedgehop_dump',
     );
+    for (const raw of rows) {
+      const row = [
+        encodeValue(raw.rowid, undefined),
+        encodeValue(raw.agent_id, undefined),
+        encodeValue(vectorBlob(parseEmbedding(raw.embedding)), undefined),
+      ];
+      write(`${JSON.stringify({ table: VECTOR_TABLE, row })}\n`);
+      progress();
+    }
+    if (rows.length < 500) break;
+  }
+  await db.query('CLOSE hedgehop_dump');
 }
 
 /** `ORDER BY` of a table's key: text compared byte-wise (`COLLATE "C"`), as SQLite does. */
 function keyOrder(table: DumpLayoutTable): string {
   if (table.key.length === 0) throw new HedgehopError('IO', `dump: table ${table.name} has no primary key`);
   return table.key.map((c) => (table.text.has(c) ? `${quote(c)} COLLATE "C"` : quote(c))).join(', ');
+}
+
+/** Writes one table's rows (key order) through `write`. */
+async function exportTable(
+  db: PgQuery,
+  shape: DumpLayoutTable,
+  write: (line: string) => void,
+  progress: () => void,
+): Promise<void> {
+  const columns = shape.columns.map(quote).join(', ');
+  await db.query(
+    `DECLARE hedgehop_dump NO SCROLL CURSOR FOR SELECT ${columns} FROM ${quote(shape.name)} ORDER BY ${keyOrder(shape)}`,
+  );
+  for (;;) {
+    const { rows } = await db.query<Record<string, unknown>>('FETCH 500 FROM hedgehop_dump');
+    for (const raw of rows) {
+      const row = shape.columns.map((column) =>
+        encodeValue(shape.text.has(column) ? asText(raw[column]) : raw[column], undefined),
+      );
+      write(`${JSON.stringify({ table: shape.name, row })}\n`);
+      progress();
+    }
+    if (rows.length < 500) break;
+  }
+  await db.query('CLOSE hedgehop_dump');
 }
 
 /**
@@ -136,12 +217,22 @@ export async function exportPgDump(
   write: (line: string) => void,
   onProgress?: DumpProgress,
 ): Promise<DumpHeader> {
-  await refuseVectors(db, 'exportDump');
   const shapes = dumpLayout();
+  const storage = await vectorStorage(db);
   const tables: DumpTable[] = [];
   for (const shape of shapes) {
     const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(shape.name)}`);
     tables.push({ name: shape.name, columns: shape.columns, rows: rows[0]?.n ?? 0 });
+  }
+  if (storage) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${VECTOR_TABLE}`);
+    tables.push({
+      name: VECTOR_TABLE,
+      columns: VECTOR_COLUMNS,
+      rows: rows[0]?.n ?? 0,
+      dimensions: await vectorDimensions(db),
+    });
+    tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   const header: DumpHeader = {
     format: DUMP_FORMAT,
@@ -152,23 +243,14 @@ export async function exportPgDump(
   write(`${JSON.stringify(header)}\n`);
   const total = tables.reduce((sum, table) => sum + table.rows, 0);
   let done = 0;
-  for (const shape of shapes) {
-    const columns = shape.columns.map(quote).join(', ');
-    await db.query(
-      `DECLARE hedgehop_dump NO SCROLL CURSOR FOR SELECT ${columns} FROM ${quote(shape.name)} ORDER BY ${keyOrder(shape)}`,
-    );
-    for (;;) {
-      const { rows } = await db.query<Record<string, unknown>>('FETCH 500 FROM hedgehop_dump');
-      for (const raw of rows) {
-        const row = shape.columns.map((column) =>
-          encodeValue(shape.text.has(column) ? asText(raw[column]) : raw[column], undefined),
-        );
-        write(`${JSON.stringify({ table: shape.name, row })}\n`);
-        if (++done % 500 === 0) onProgress?.(done, total);
-      }
-      if (rows.length < 500) break;
-    }
-    await db.query('CLOSE hedgehop_dump');
+  const progress = (): void => {
+    if (++done % 500 === 0) onProgress?.(done, total);
+  };
+  const byName = new Map(shapes.map((shape) => [shape.name, shape]));
+  for (const table of tables) {
+    const shape = byName.get(table.name);
+    if (shape) await exportTable(db, shape, write, progress);
+    else if (storage) await exportVectors(db, storage, write, progress);
   }
   onProgress?.(done, total);
   return header;
@@ -195,6 +277,14 @@ function matchTables(header: DumpHeader, bytea: ReadonlySet<string>): Map<string
   const ours = new Map(dumpLayout().map((shape) => [shape.name, shape]));
   const out = new Map<string, Target>();
   for (const table of header.tables) {
+    if (table.name === VECTOR_TABLE) {
+      if (table.columns.join('\u0000') !== VECTOR_COLUMNS.join('\u0000'))
+        throw invalidInput(
+          'line 1.tables',
+          `table ${VECTOR_TABLE} has columns [${table.columns.join(', ')}], expected [${VECTOR_COLUMNS.join(', ')}]`,
+        );
+      continue;
+    }
     const shape = ours.get(table.name);
     if (!shape) throw invalidInput('line 1.tables', `names a table this memory does not have: ${table.name}`);
     if (table.columns.join('\u0000') !== shape.columns.join('\u0000')) {
@@ -270,15 +360,62 @@ async function checkForeignKeys(
     await db.query(`ALTER TABLE ${fk.table} ALTER CONSTRAINT ${quote(fk.name)} NOT DEFERRABLE`);
 }
 
+/** The vector table a dump declares, created in the memory before its rows come. */
+interface DumpVectors {
+  readonly storage: VectorStorage;
+  readonly dimensions: number;
+}
+
+/** Creates the vector table the header declares (as the memory's own embedder would have). */
+async function createDumpVectors(db: PgQuery, header: DumpHeader): Promise<DumpVectors | undefined> {
+  const table = header.tables.find((t) => t.name === VECTOR_TABLE);
+  if (!table) return undefined;
+  const dimensions = table.dimensions;
+  if (dimensions === undefined || !Number.isInteger(dimensions) || dimensions <= 0 || dimensions > 65_536)
+    throw invalidInput('line 1.tables', `${VECTOR_TABLE} needs a whole "dimensions"`);
+  await createVectorTable(db, dimensions);
+  const storage = await vectorStorage(db);
+  if (!storage) throw new HedgehopError('IO', `importDump: ${VECTOR_TABLE} could not be created`);
+  return { storage, dimensions };
+}
+
+/** One row of the vector table: whole rowid and agent id, and the bytes of `dimensions` float32s. */
+async function insertVectorRow(db: PgQuery, vectors: DumpVectors, row: unknown, line: number): Promise<void> {
+  if (!Array.isArray(row) || row.length !== VECTOR_COLUMNS.length)
+    throw invalidInput(`line ${line}.row`, `must be a list of ${VECTOR_COLUMNS.length} values`);
+  const [rowid, agentId, embedding] = row.map((cell, i) => decodeValue(cell, `line ${line}.row.${i}`));
+  for (const [i, id] of [rowid, agentId].entries())
+    if (typeof id !== 'number' || !Number.isSafeInteger(id))
+      throw invalidInput(`line ${line}.row.${i}`, 'must be a whole number');
+  const vector = blobVector(embedding, vectors.dimensions, `line ${line}.row.2`);
+  try {
+    await db.query('SAVEPOINT hedgehop_row');
+    await insertVector(db, vectors.storage, { rowid: rowid as number, agentId: agentId as number, vector });
+    await db.query('RELEASE SAVEPOINT hedgehop_row');
+  } catch (error) {
+    await db.query('ROLLBACK TO SAVEPOINT hedgehop_row');
+    const message = error instanceof Error ? error.message : String(error);
+    throw new HedgehopError('INVALID_INPUT', `line ${line}: row refused by ${VECTOR_TABLE}: ${message}`, {
+      field: `line ${line}`,
+      cause: error,
+    });
+  }
+}
+
 async function insertRow(
   db: PgQuery,
   tables: Map<string, Target>,
+  vectors: DumpVectors | undefined,
   value: unknown,
   line: number,
 ): Promise<string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalidInput(`line ${line}`, 'must be a JSON object { "table", "row" }');
   const { table: name, row } = value as { table?: unknown; row?: unknown };
+  if (name === VECTOR_TABLE && vectors) {
+    await insertVectorRow(db, vectors, row, line);
+    return VECTOR_TABLE;
+  }
   const target = typeof name === 'string' ? tables.get(name) : undefined;
   if (!target) throw invalidInput(`line ${line}.table`, `names no table of the header: ${String(name)}`);
   if (!Array.isArray(row) || row.length !== target.table.columns.length)
@@ -364,6 +501,7 @@ export async function importPgDump(
   const version = await schemaVersion(db);
   let header: DumpHeader | undefined;
   let tables: Map<string, Target> | undefined;
+  let vectors: DumpVectors | undefined;
   let deferred: { table: string; name: string }[] = [];
   const counts = new Map<string, number>();
   let total = 0;
@@ -375,18 +513,14 @@ export async function importPgDump(
     const value = parseJsonLine(text, lineNumber);
     if (!header || !tables) {
       header = parseHeader(value, version);
-      if (header.tables.some((t) => t.name === VECTOR_TABLE))
-        throw new HedgehopError(
-          'IO',
-          `importDump: the dump holds recall vectors, which the PostgreSQL engine does not import yet; nothing was written`,
-        );
       tables = matchTables(header, await byteaColumns(db));
       await assertEmpty(db, options.where);
+      vectors = await createDumpVectors(db, header);
       deferred = await deferForeignKeys(db);
       total = header.tables.reduce((sum, t) => sum + t.rows, 0);
       continue;
     }
-    const name = await insertRow(db, tables, value, lineNumber);
+    const name = await insertRow(db, tables, vectors, value, lineNumber);
     counts.set(name, (counts.get(name) ?? 0) + 1);
     if (++done % 500 === 0) options.onProgress?.(done, total);
   }

@@ -11,7 +11,7 @@ const DIMENSIONS_KEY = 'embedder.dimensions';
 const FILE_WIDE = 0;
 
 /** How `search_vec` stores its vectors: a pgvector column (in `schema`), or a `real[]` one. */
-type Storage = { readonly kind: 'vector'; readonly schema: string } | { readonly kind: 'array' };
+export type VectorStorage = { readonly kind: 'vector'; readonly schema: string } | { readonly kind: 'array' };
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -26,6 +26,97 @@ function norm(vector: Float32Array): number {
   let sum = 0;
   for (const x of vector) sum += x * x;
   return Math.sqrt(sum);
+}
+
+/** How the current `search_vec` stores vectors (read from the catalog), or undefined without one. */
+export async function vectorStorage(db: PgQuery): Promise<VectorStorage | undefined> {
+  const row = await first<{ type: string; schema: string }>(
+    db,
+    `SELECT t.typname AS type, n.nspname AS schema FROM pg_attribute a
+       JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
+     WHERE a.attrelid = to_regclass('search_vec') AND a.attname = 'embedding'`,
+  );
+  if (!row) return undefined;
+  return row.type === 'vector' ? { kind: 'vector', schema: row.schema } : { kind: 'array' };
+}
+
+/** pgvector's schema when the extension is (or can be) installed, else undefined. */
+async function pgvectorSchema(db: PgQuery): Promise<string | undefined> {
+  const installed = async (): Promise<string | undefined> =>
+    (
+      await first<{ schema: string }>(
+        db,
+        `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+         WHERE e.extname = 'vector'`,
+      )
+    )?.schema;
+  const found = await installed();
+  if (found !== undefined) return found;
+  try {
+    await withSavepoint(db, () => db.query('CREATE EXTENSION IF NOT EXISTS vector SCHEMA public'));
+  } catch {
+    return undefined; // not available on this server, or no right to install it: plain arrays
+  }
+  return installed();
+}
+
+/**
+ * (Re)creates the empty vector table for vectors of `dimensions`: a pgvector `vector(n)` column
+ * when the extension is there or can be created, else `real[]` with each vector's norm. Must
+ * run inside a write.
+ */
+export async function createVectorTable(db: PgQuery, dimensions: number): Promise<void> {
+  await db.query('DROP TABLE IF EXISTS search_vec');
+  const schema = await pgvectorSchema(db);
+  const column =
+    schema === undefined
+      ? 'norm float8 NOT NULL, embedding real[] NOT NULL'
+      : `embedding ${quoteIdent(schema)}.vector(${dimensions}) NOT NULL`;
+  await db.query(`CREATE TABLE search_vec (rowid bigint PRIMARY KEY, agent_id bigint NOT NULL, ${column})`);
+  await db.query('CREATE INDEX search_vec_agent ON search_vec (agent_id)');
+}
+
+/** Stores one vector row as `storage` keeps it (no checks: the caller has made them). */
+export async function insertVector(
+  db: PgQuery,
+  storage: VectorStorage,
+  row: { readonly rowid: number; readonly agentId: number; readonly vector: Float32Array },
+): Promise<void> {
+  if (storage.kind === 'vector') {
+    await db.query(
+      `INSERT INTO search_vec (rowid, agent_id, embedding) VALUES ($1, $2, $3::${quoteIdent(storage.schema)}.vector)`,
+      [row.rowid, row.agentId, vectorLiteral(row.vector)],
+    );
+  } else {
+    await db.query(
+      'INSERT INTO search_vec (rowid, agent_id, norm, embedding) VALUES ($1, $2, $3, $4::real[])',
+      [row.rowid, row.agentId, norm(row.vector), Array.from(row.vector)],
+    );
+  }
+}
+
+/** The select list reading `search_vec` as a dump holds it: rowid, agent_id, embedding ({@link parseEmbedding}). */
+export function vectorColumnsSql(storage: VectorStorage): string {
+  return storage.kind === 'vector'
+    ? 'rowid, agent_id, embedding::text AS embedding'
+    : 'rowid, agent_id, embedding';
+}
+
+/**
+ * A stored embedding as float32 values: pgvector's text form (`[1,2,3]`) or a `real[]` as
+ * node-postgres returns it (numbers). Both print each float with the shortest digits that
+ * read back as the same float32, so nothing is lost.
+ */
+export function parseEmbedding(value: unknown): Float32Array {
+  if (typeof value === 'string') {
+    const inner = value.trim().replace(/^\[|\]$/gu, '');
+    return Float32Array.from(inner.length === 0 ? [] : inner.split(',').map(Number));
+  }
+  if (Array.isArray(value)) return Float32Array.from(value.map(Number));
+  throw new HedgehopError(
+    'CORRUPT',
+    `search_vec: an embedding is neither a vector nor a real[] (${typeof value})`,
+  );
 }
 
 /**
@@ -63,40 +154,6 @@ export class PgVectorRepo implements VectorRepository {
     return (await this.model()) !== undefined;
   }
 
-  /** How the current `search_vec` stores vectors (read from the catalog), or undefined without one. */
-  async #storage(): Promise<Storage | undefined> {
-    const row = await first<{ type: string; schema: string }>(
-      this.#db,
-      `SELECT t.typname AS type, n.nspname AS schema FROM pg_attribute a
-         JOIN pg_type t ON t.oid = a.atttypid JOIN pg_namespace n ON n.oid = t.typnamespace
-       WHERE a.attrelid = to_regclass('search_vec') AND a.attname = 'embedding'`,
-    );
-    if (!row) return undefined;
-    return row.type === 'vector' ? { kind: 'vector', schema: row.schema } : { kind: 'array' };
-  }
-
-  /** pgvector's schema when the extension is (or can be) installed, else undefined. */
-  async #pgvector(): Promise<string | undefined> {
-    const installed = async (): Promise<string | undefined> =>
-      (
-        await first<{ schema: string }>(
-          this.#db,
-          `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-           WHERE e.extname = 'vector'`,
-        )
-      )?.schema;
-    const found = await installed();
-    if (found !== undefined) return found;
-    try {
-      await withSavepoint(this.#db, () =>
-        this.#db.query('CREATE EXTENSION IF NOT EXISTS vector SCHEMA public'),
-      );
-    } catch {
-      return undefined; // not available on this server, or no right to install it: plain arrays
-    }
-    return installed();
-  }
-
   /**
    * Makes `model` the memory's embedding model. The first time, creates the vector table and
    * marks every index row pending. Another model than the stored one is a `CONFLICT` unless
@@ -123,16 +180,7 @@ export class PgVectorRepo implements VectorRepository {
         },
       );
     }
-    await this.#db.query('DROP TABLE IF EXISTS search_vec');
-    const schema = await this.#pgvector();
-    const column =
-      schema === undefined
-        ? 'norm float8 NOT NULL, embedding real[] NOT NULL'
-        : `embedding ${quoteIdent(schema)}.vector(${model.dimensions}) NOT NULL`;
-    await this.#db.query(
-      `CREATE TABLE search_vec (rowid bigint PRIMARY KEY, agent_id bigint NOT NULL, ${column})`,
-    );
-    await this.#db.query('CREATE INDEX search_vec_agent ON search_vec (agent_id)');
+    await createVectorTable(this.#db, model.dimensions);
     for (const [key, value] of [
       [MODEL_KEY, model.modelId],
       [DIMENSIONS_KEY, String(model.dimensions)],
@@ -198,19 +246,11 @@ export class PgVectorRepo implements VectorRepository {
     );
     if (!row || row.embed_state !== 'pending') return false;
     const agent = row.agent_id === null ? FILE_WIDE : int(row.agent_id);
-    const storage = await this.#storage();
+    const storage = await vectorStorage(this.#db);
+    if (!storage)
+      throw new HedgehopError('CORRUPT', 'vectors: meta names an embedder but search_vec is missing');
     await this.#db.query('DELETE FROM search_vec WHERE rowid = $1', [rowid]);
-    if (storage?.kind === 'vector') {
-      await this.#db.query(
-        `INSERT INTO search_vec (rowid, agent_id, embedding) VALUES ($1, $2, $3::${quoteIdent(storage.schema)}.vector)`,
-        [rowid, agent, vectorLiteral(vector)],
-      );
-    } else {
-      await this.#db.query(
-        'INSERT INTO search_vec (rowid, agent_id, norm, embedding) VALUES ($1, $2, $3, $4::real[])',
-        [rowid, agent, norm(vector), Array.from(vector)],
-      );
-    }
+    await insertVector(this.#db, storage, { rowid, agentId: agent, vector });
     await this.#db.query("UPDATE search_docs SET embed_state = 'ready' WHERE rowid = $1", [rowid]);
     return true;
   }
@@ -222,7 +262,7 @@ export class PgVectorRepo implements VectorRepository {
   async nearest(vector: Float32Array, agentId: number, k: number): Promise<VectorMatch[]> {
     const model = await this.model();
     if (!model || vector.length !== model.dimensions || k <= 0) return [];
-    const storage = await this.#storage();
+    const storage = await vectorStorage(this.#db);
     if (!storage) return [];
     const distance =
       storage.kind === 'vector'

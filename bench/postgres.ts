@@ -1,0 +1,437 @@
+/**
+ * The PostgreSQL engine beside bare SQL on the same server (issue 16), every pair interleaved
+ * in one run (the machine is shared and noisy):
+ * - writes: `appendArchive`, `completeTask` and one full turn (7 commits) against bare
+ *   parameterised autocommit INSERTs of the same bytes plus their `tsvector` (one per commit);
+ *   at durability `full` (a commit waits for the server's WAL flush) and `normal`
+ *   (`synchronous_commit = off`, the baseline's session likewise);
+ * - recall at 100,000 archive records (quick: 10,000) against the bare
+ *   `body @@ tsquery ORDER BY ts_rank LIMIT 10` over the same index texts;
+ * - commit throughput of 4 writer processes (and 2) against one, each committing radial tasks
+ *   into one memory in shared mode.
+ *
+ * Needs a server: `HEDGEHOP_BENCH_PG_URL`, else a throwaway one (bench/postgres-server.ts);
+ * without either the module reports nothing and says why.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openMemory, type MemoryDB } from '../src/api/memory-db.js';
+import type { Agent } from '../src/api/agent.js';
+import { OfflineSummarizer } from '../src/llm/offline-summarizer.js';
+import { matchExpression, queryTerms } from '../src/recall/query.js';
+import { parseMatch, phrasesQuery } from '../src/store/pg/fts.js';
+import {
+  compareInterleaved,
+  median,
+  percentile,
+  seededRandom,
+  type BenchModule,
+  type BenchOptions,
+  type BenchRow,
+} from './harness.js';
+import { benchPgServer } from './postgres-server.js';
+import { question, sentence } from './recall.js';
+import { fullTurn } from './turn.js';
+
+type Durability = 'full' | 'normal';
+
+const child = join(dirname(fileURLToPath(import.meta.url)), 'children', 'timed-writer.js');
+/** Commits one full turn makes (search, 3 appends, 2 plan writes, update): its baseline's INSERTs. */
+const COMMITS_PER_TURN = 7;
+
+/** `url` naming the memory `memory` (replacing any `memory` parameter). */
+function memoryUrl(url: string, memory: string): string {
+  const [base, query = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.set('memory', memory);
+  return `${base}?${params.toString()}`;
+}
+
+/** A connection outside hedgehop, for the baselines and for dropping the bench's schemas. */
+async function bareClient(url: string, durability: Durability = 'full'): Promise<pg.Client> {
+  const [base, query = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.delete('memory');
+  const client = new pg.Client({ connectionString: `${base}?${params.toString()}` });
+  await client.connect();
+  if (durability === 'normal') await client.query('SET synchronous_commit = off');
+  return client;
+}
+
+/** The bare tables the write baselines insert into, in a schema of their own. */
+async function baselineTables(client: pg.Client, schema: string): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.query(`SET search_path TO ${schema}`);
+  await client.query(
+    'CREATE TABLE rows (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, content text NOT NULL, body tsvector NOT NULL)',
+  );
+  await client.query('CREATE INDEX rows_body ON rows USING gin (body)');
+  await client.query(
+    `CREATE TABLE nodes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL,
+       summary text NOT NULL, context text NOT NULL, body tsvector NOT NULL)`,
+  );
+  await client.query('CREATE INDEX nodes_body ON nodes USING gin (body)');
+}
+
+const INSERT_ROW = "INSERT INTO rows (content, body) VALUES ($1, to_tsvector('simple', $1))";
+const INSERT_NODE =
+  "INSERT INTO nodes (label, summary, context, body) VALUES ($1, $2, $3, to_tsvector('simple', $1 || ' ' || $2 || ' ' || $3))";
+
+function pairRows(
+  bench: string,
+  name: string,
+  result: { subject: number[]; baseline: number[] },
+  note?: string,
+): BenchRow[] {
+  const p50 = median(result.subject);
+  const p99 = percentile(result.subject, 99);
+  const b50 = median(result.baseline);
+  const b99 = percentile(result.baseline, 99);
+  return [
+    {
+      bench,
+      case: name,
+      metric: 'p50',
+      value: p50,
+      unit: 'ms',
+      baseline: b50,
+      ratio: p50 / b50,
+      ...(note ? { note } : {}),
+    },
+    { bench, case: name, metric: 'p99', value: p99, unit: 'ms', baseline: b99, ratio: p99 / b99 },
+  ];
+}
+
+function logPair(
+  options: BenchOptions,
+  name: string,
+  result: { subject: number[]; baseline: number[] },
+): void {
+  options.log(
+    `postgres: ${name}: p50 ${median(result.subject).toFixed(3)} ms vs ${median(result.baseline).toFixed(3)} ms (×${(median(result.subject) / median(result.baseline)).toFixed(2)}), p99 ${percentile(result.subject, 99).toFixed(2)} vs ${percentile(result.baseline, 99).toFixed(2)} ms`,
+  );
+}
+
+/** appendArchive, completeTask and a full turn against their bare INSERTs, at one durability. */
+async function measureWrites(
+  url: string,
+  durability: Durability,
+  iterations: number,
+  options: BenchOptions,
+): Promise<BenchRow[]> {
+  const memory = `bench_w_${durability}_${randomBytes(3).toString('hex')}`;
+  const schema = `bench_floor_${randomBytes(3).toString('hex')}`;
+  const db = await openMemory(memoryUrl(url, memory), {
+    durability,
+    summarizer: new OfflineSummarizer(),
+    dream: { auto: false },
+  });
+  const client = await bareClient(url, durability);
+  const rows: BenchRow[] = [];
+  try {
+    await baselineTables(client, schema);
+    const agent = db.primary();
+    const random = seededRandom(11);
+    await agent.radial.createLine('bench', 'Bench', 'write benchmark');
+    // Warm both paths (prepared plans, caches) before timing.
+    for (let i = 0; i < 5; i++) {
+      await fullTurn(agent, random, i, 1_700_000_000_000 + i);
+      await client.query(INSERT_ROW, [sentence(random, 20, 20)]);
+    }
+    await agent.search({ newScene: true });
+    const texts = Array.from({ length: iterations }, () => sentence(random, 20, 40));
+    const append = await compareInterleaved(
+      iterations,
+      (i) =>
+        agent.appendArchive({
+          kind: 'utterance',
+          role: 'user',
+          content: texts[i] as string,
+          createdAt: 1_700_000_100_000 + i,
+        }),
+      (i) => client.query(INSERT_ROW, [texts[i]]),
+    );
+    await agent.update({ outcome: 'done', createdAt: 1_700_000_200_000 });
+    logPair(options, `appendArchive (${durability})`, append);
+    rows.push(
+      ...pairRows(
+        'postgres',
+        `appendArchive, durability ${durability}`,
+        append,
+        'baseline: one autocommit INSERT of the same text + to_tsvector',
+      ),
+    );
+    const tasks = Array.from({ length: iterations }, (_, i) => ({
+      label: `${sentence(random, 3, 5)} #${i}`,
+      summary: sentence(random, 20, 40),
+      context: sentence(random, 150, 300),
+    }));
+    const complete = await compareInterleaved(
+      iterations,
+      (i) => {
+        const task = tasks[i] as (typeof tasks)[number];
+        return agent.radial.completeTask({
+          lineId: 'bench',
+          taskLabel: task.label,
+          fullContext: task.context,
+          conversationSummary: task.summary,
+        });
+      },
+      (i) => {
+        const task = tasks[i] as (typeof tasks)[number];
+        return client.query(INSERT_NODE, [task.label, task.summary, task.context]);
+      },
+    );
+    logPair(options, `completeTask (${durability})`, complete);
+    rows.push(
+      ...pairRows(
+        'postgres',
+        `completeTask, durability ${durability}`,
+        complete,
+        'baseline: one autocommit INSERT of label, summary and context + to_tsvector',
+      ),
+    );
+    const turnRandom = seededRandom(12);
+    const baseRandom = seededRandom(12);
+    const turn = await compareInterleaved(
+      iterations,
+      (i) => fullTurn(agent as Agent, turnRandom, 100 + i, 1_700_001_000_000 + i * 1_000),
+      async () => {
+        for (let c = 0; c < COMMITS_PER_TURN; c++)
+          await client.query(INSERT_ROW, [sentence(baseRandom, 20, 20)]);
+      },
+    );
+    logPair(options, `full turn (${durability})`, turn);
+    rows.push(
+      ...pairRows(
+        'postgres',
+        `full turn (${COMMITS_PER_TURN} commits), durability ${durability}`,
+        turn,
+        `baseline: ${COMMITS_PER_TURN} autocommit INSERTs + to_tsvector`,
+      ),
+    );
+  } finally {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
+    await client.end();
+    await db.close();
+  }
+  return rows;
+}
+
+const RECORDS_PER_TURN = 5_000;
+
+async function seedRecords(agent: Agent, records: number, log: (line: string) => void): Promise<void> {
+  const rng = seededRandom(7);
+  let written = 0;
+  let scene = 0;
+  const t0 = Date.UTC(2024, 0, 1);
+  while (written < records) {
+    await agent.search(scene % 10 === 0 ? { newScene: true } : {});
+    const count = Math.min(RECORDS_PER_TURN, records - written);
+    const at = t0 + written * 60_000;
+    await agent.appendArchiveMany(
+      Array.from({ length: count }, (_, i) => ({
+        kind: 'utterance' as const,
+        role: i % 2 === 0 ? ('user' as const) : ('agent' as const),
+        content: sentence(rng, 8, 30),
+        createdAt: at + i,
+      })),
+    );
+    await agent.update({ outcome: 'done', createdAt: at + count });
+    written += count;
+    scene++;
+    if (written % 20_000 === 0) log(`postgres: seeded ${written}/${records} archive records`);
+  }
+}
+
+/** recall and searchIndex against the bare ts_rank top 10 over the same index texts. */
+async function measureRecall(
+  url: string,
+  records: number,
+  iterations: number,
+  options: BenchOptions,
+): Promise<BenchRow[]> {
+  const memory = `bench_r_${randomBytes(3).toString('hex')}`;
+  let db: MemoryDB = await openMemory(memoryUrl(url, memory), {
+    durability: 'normal',
+    dream: { auto: false },
+  });
+  const client = await bareClient(url);
+  try {
+    const started = Date.now();
+    await seedRecords(db.primary(), records, options.log);
+    options.log(`postgres: seeded ${records} records in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    await db.close();
+    db = await openMemory(memoryUrl(url, memory), { durability: 'normal', dream: { auto: false } });
+    await client.query(`SET search_path TO hedgehop_${memory}`);
+    await client.query('ANALYZE');
+    const agent = db.primary();
+    const queries = Array.from({ length: iterations + 5 }, (_, i) => question(seededRandom(1_000 + i)));
+    const tsqueries = queries.map((q) =>
+      phrasesQuery(parseMatch(matchExpression(queryTerms(q).map((t) => t.word)) ?? '""')),
+    );
+    const floor = (i: number): Promise<unknown> =>
+      client.query(
+        'SELECT rowid FROM search_docs WHERE body @@ $1::tsquery ORDER BY ts_rank(body, $1::tsquery) DESC LIMIT 10',
+        [tsqueries[i]],
+      );
+    for (let i = 0; i < 5; i++) {
+      await agent.recall(queries[i] as string);
+      await floor(i);
+    }
+    const result = await compareInterleaved(
+      iterations,
+      (i) => agent.recall(queries[i + 5] as string, { budgetTokens: 1000 }),
+      (i) => floor(i + 5),
+    );
+    logPair(options, `recall @ ${records} records`, result);
+    return pairRows(
+      'postgres',
+      `recall (1000-token context) @ ${records} archive records`,
+      result,
+      'baseline: bare SELECT … WHERE body @@ tsquery ORDER BY ts_rank DESC LIMIT 10 on search_docs, same terms',
+    );
+  } finally {
+    await db.close().catch(() => undefined);
+    await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
+    await client.end();
+  }
+}
+
+interface WriterResult {
+  readonly elapsedMs: number;
+  readonly latencies: number[];
+}
+
+function runWriter(url: string, prefix: string, count: number): Promise<WriterResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [child, url, prefix, String(count)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    proc.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`writer ${prefix} exited with ${code}`));
+      else resolve(JSON.parse(out.trim()) as WriterResult);
+    });
+  });
+}
+
+/** Commits per second of `writers` processes writing one memory at once (their own timing, after startup). */
+async function writerRound(
+  url: string,
+  writers: number,
+  perWriter: number,
+): Promise<{ throughput: number; p50: number; p99: number }> {
+  const memory = `bench_m_${randomBytes(3).toString('hex')}`;
+  const target = memoryUrl(url, memory);
+  const db = await openMemory(target);
+  await db.close();
+  try {
+    const results = await Promise.all(
+      Array.from({ length: writers }, (_, i) => runWriter(target, `w${i}`, perWriter)),
+    );
+    const latencies = results.flatMap((r) => r.latencies);
+    // The slowest writer's own span: from its first commit to its last (process startup excluded).
+    const span = Math.max(...results.map((r) => r.elapsedMs));
+    return {
+      throughput: (writers * perWriter) / (span / 1000),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+    };
+  } finally {
+    const client = await bareClient(url);
+    await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
+    await client.end();
+  }
+}
+
+async function measureWriters(
+  url: string,
+  perWriter: number,
+  rounds: number,
+  options: BenchOptions,
+): Promise<BenchRow[]> {
+  const samples = new Map<number, { throughput: number; p50: number; p99: number }[]>();
+  // Rounds alternate 1, 2, 4 writers so that noise from other processes hits each alike.
+  for (let r = 0; r < rounds; r++) {
+    for (const writers of [1, 2, 4]) {
+      const result = await writerRound(url, writers, perWriter);
+      options.log(
+        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(0)} commits/s, p99 ${result.p99.toFixed(2)} ms`,
+      );
+      samples.set(writers, [...(samples.get(writers) ?? []), result]);
+    }
+  }
+  const summary = (writers: number): { throughput: number; p50: number; p99: number } => {
+    const list = samples.get(writers) ?? [];
+    return {
+      throughput: median(list.map((s) => s.throughput)),
+      p50: median(list.map((s) => s.p50)),
+      p99: median(list.map((s) => s.p99)),
+    };
+  };
+  const single = summary(1);
+  return [1, 2, 4].flatMap((writers): BenchRow[] => {
+    const result = summary(writers);
+    const name = `${writers} writer process(es), ${perWriter} completeTask commits each, durability full`;
+    return [
+      {
+        bench: 'postgres',
+        case: name,
+        metric: 'throughput',
+        value: result.throughput,
+        unit: 'commits/s',
+        baseline: single.throughput,
+        ratio: result.throughput / single.throughput,
+        note: `median of ${rounds} rounds`,
+      },
+      {
+        bench: 'postgres',
+        case: name,
+        metric: 'commit p99',
+        value: result.p99,
+        unit: 'ms',
+        baseline: single.p99,
+        ratio: result.p99 / single.p99,
+        note: `p50 ${result.p50.toFixed(2)} ms`,
+      },
+    ];
+  });
+}
+
+/** The PostgreSQL engine against bare SQL on the same server. */
+export const runPostgres: BenchModule = async (options) => {
+  const server = await benchPgServer();
+  if (typeof server === 'string') {
+    options.log(`postgres: skipped (${server})`);
+    return { name: 'postgres', rows: [], notes: [`skipped: ${server}`] };
+  }
+  const iterations = options.quick ? 40 : 200;
+  const records = options.quick ? 10_000 : 100_000;
+  try {
+    const rows: BenchRow[] = [];
+    for (const durability of ['full', 'normal'] as const)
+      rows.push(...(await measureWrites(server.url, durability, iterations, options)));
+    rows.push(...(await measureRecall(server.url, records, iterations, options)));
+    rows.push(
+      ...(await measureWriters(server.url, options.quick ? 60 : 200, options.quick ? 1 : 3, options)),
+    );
+    return {
+      name: 'postgres',
+      rows,
+      notes: [
+        `measured on ${server.description}`,
+        'each pair interleaved call by call in one process; writes and recall on one pool connection at a time',
+        `writer processes: bench/children/timed-writer.ts, each on its own line of one memory (shared mode)`,
+      ],
+    };
+  } finally {
+    server.stop();
+  }
+};
