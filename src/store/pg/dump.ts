@@ -111,11 +111,6 @@ async function byteaColumns(db: PgQuery): Promise<Set<string>> {
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
-async function tableExists(db: PgQuery, name: string): Promise<boolean> {
-  const { rows } = await db.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [name]);
-  return rows[0]?.found ?? false;
-}
-
 async function schemaVersion(db: PgQuery): Promise<number> {
   const { rows } = await db.query<{ version: number }>(`SELECT version FROM ${VERSION_TABLE}`);
   return rows[0]?.version ?? 0;
