@@ -1,17 +1,16 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexDoc } from '../index-repo.js';
 import type { Awaitable } from '../seam.js';
-import type { PGliteOptions } from '@electric-sql/pglite';
-import type { PgQuery } from './pg-query.js';
-import { PgIndexRepo } from './index-repo.js';
-import { PgVectorRepo } from './vector-repo.js';
-import { indexSchema } from './schema/index.js';
 import { openPair, type EnginePair, type Repos } from '../../../test/helpers/pg-pair.js';
 import { startPgServer, type PgServer } from '../../../test/helpers/pg.js';
+import { startPgliteVector } from '../../../test/helpers/pglite-vector.js';
 
 const server = startPgServer();
 const reason = typeof server === 'string' ? server : '';
 if (reason) console.log(`skipped: PostgreSQL vector repository tests (${reason})`);
+const lite = await startPgliteVector();
+const liteReason = typeof lite === 'string' ? lite : '';
+if (liteReason) console.log(`skipped: pgvector path of PgVectorRepo (${liteReason})`);
 
 const MODEL = { modelId: 'test-embedder', dimensions: 4 };
 
@@ -33,14 +32,21 @@ function expectSameMatches(
   for (const [i, m] of sqlite.entries()) expect(pg[i]?.distance).toBeCloseTo(m.distance, 5);
 }
 
-describe.skipIf(reason !== '')(
-  'PgVectorRepo (plain real[] column, no pgvector) gives what VectorRepo gives',
-  () => {
-    let pg: PgServer;
+/** The server a suite runs on: its URL, the column type `configure` must create, how to stop it. */
+interface Target {
+  readonly url: string;
+  readonly column: RegExp;
+  stop(): Promise<void> | void;
+}
+
+/** The comparison with the SQLite repository, on one server. */
+function comparison(title: string, skip: string, target: () => Target): void {
+  describe.skipIf(skip !== '')(title, () => {
+    let pg: Target;
     let pair: EnginePair;
 
     beforeAll(() => {
-      pg = server as PgServer;
+      pg = target();
     });
     afterAll(() => pg?.stop());
     beforeEach(async () => {
@@ -63,6 +69,10 @@ describe.skipIf(reason !== '')(
       expect(await same((r) => r.vectors.model())).toBeUndefined();
       expect(await same((r) => r.vectors.pendingCount())).toBe(0);
       expect(await same((r) => r.vectors.configure(MODEL))).toBe('created');
+      const type = await pair.pg.db.query<{ t: string }>(
+        "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'search_vec'::regclass AND attname = 'embedding'",
+      );
+      expect(type.rows[0]?.t).toMatch(pg.column);
       expect(await same((r) => r.vectors.configure(MODEL))).toBe('unchanged');
       const other = await same((r) => r.vectors.configure({ modelId: 'other', dimensions: 4 }));
       expect(other).toMatchObject({ error: { code: 'CONFLICT' } });
@@ -108,68 +118,19 @@ describe.skipIf(reason !== '')(
       );
       await same((r) => r.vectors.model());
     });
-  },
-);
-
-/** PGlite with pgvector, when the installed PGlite ships it (`@electric-sql/pglite/vector`). */
-async function pgliteWithVector(): Promise<{ db: PgQuery; close: () => Promise<void> } | string> {
-  try {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const module = '@electric-sql/pglite/vector';
-    const { vector } = (await import(/* @vite-ignore */ module)) as { vector: unknown };
-    const lite = await PGlite.create({ extensions: { vector } } as PGliteOptions);
-    const db: PgQuery = {
-      query: async (text, values) => {
-        const result = await lite.query(text, values as unknown[] | undefined);
-        return { rows: result.rows as never[], rowCount: result.affectedRows ?? result.rows.length };
-      },
-    };
-    return { db, close: () => lite.close() };
-  } catch (error) {
-    return `the installed PGlite has no pgvector (${(error as Error).message.split('\n')[0]})`;
-  }
+  });
 }
 
-const lite = await pgliteWithVector();
-if (typeof lite === 'string') console.log(`skipped: pgvector path of PgVectorRepo (${lite})`);
-const liteDb = typeof lite === 'string' ? undefined : lite;
-
-describe.skipIf(liteDb === undefined)('PgVectorRepo on pgvector (PGlite)', () => {
-  it('stores a vector(n) column and finds the same nearest rows as the exact array search', async () => {
-    if (!liteDb) throw new Error('unreachable: skipped without PGlite');
-    const { db, close } = liteDb;
-    try {
-      await db.query('CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)');
-      for (const statement of indexSchema) await db.query(statement);
-      const vectors = new PgVectorRepo(db);
-      const index = new PgIndexRepo(db, vectors);
-      await vectors.configure(MODEL);
-      const type = await db.query<{ t: string }>(
-        "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'search_vec'::regclass AND attname = 'embedding'",
-      );
-      expect(type.rows[0]?.t).toMatch(/vector\(4\)/u);
-      for (let i = 1; i <= 8; i++) await index.upsert(doc(i, i % 2 === 0 ? 1 : null));
-      for (let i = 1; i <= 8; i++) expect(await vectors.save(i, vectorOf(i))).toBe(true);
-      const found = await vectors.nearest(vectorOf(2), 1, 3);
-      const expected = [...Array(8).keys()]
-        .map((i) => ({ rowid: i + 1, distance: cosineDistance(vectorOf(i + 1), vectorOf(2)) }))
-        .sort((a, b) => a.distance - b.distance)
-        .slice(0, 3);
-      expectSameMatches(found, expected);
-    } finally {
-      await close();
-    }
-  });
+comparison('PgVectorRepo (plain real[] column, no pgvector) gives what VectorRepo gives', reason, () => {
+  const started = server as PgServer;
+  return { url: started.url, column: /^real\[\]$/u, stop: () => started.stop() };
 });
 
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += (a[i] ?? 0) * (b[i] ?? 0);
-    na += (a[i] ?? 0) ** 2;
-    nb += (b[i] ?? 0) ** 2;
-  }
-  return 1 - dot / (Math.sqrt(na) * Math.sqrt(nb));
-}
+comparison(
+  'PgVectorRepo on a pgvector vector(n) column (PGlite over a socket) gives what VectorRepo gives',
+  liteReason,
+  () => {
+    if (typeof lite === 'string') throw new Error(lite);
+    return { url: lite.url, column: /^(public\.)?vector\(4\)$/u, stop: () => lite.stop() };
+  },
+);
