@@ -61,7 +61,8 @@ interface Candidate {
   readonly end: number;
   readonly text: string;
   readonly size: number;
-  readonly terms: readonly string[];
+  /** Its distinct content terms, as ids into {@link Analysis.vocabulary}. */
+  readonly terms: readonly number[];
   /** Everything but centrality: cue, position, role, narration. */
   readonly factor: number;
   /** Candidates of one sentence exclude each other (a sentence and its clauses). */
@@ -86,7 +87,10 @@ interface Analysis {
   readonly candidates: readonly Candidate[];
   /** The candidates by their worth before any is chosen, best first. */
   readonly ranked: readonly Candidate[];
-  readonly weights: ReadonlyMap<string, number>;
+  /** Each term's id (terms are numbered per text, so weights and discounts are plain arrays). */
+  readonly vocabulary: ReadonlyMap<string, number>;
+  /** Weight of each term, by id. */
+  readonly weights: Float64Array;
   /** The best whole sentence (not a clause opening), if any is worth anything. */
   readonly best: Candidate | undefined;
   /** The content terms of the hint (a task's label). */
@@ -122,6 +126,8 @@ const CUE = 1.7;
 const NARRATION = 0.45;
 const QUESTION = 0.55;
 const USER = 0.85;
+/** A cause or choice the user states in their first message: settled before the work began. */
+const USER_SETTLED = 1.5;
 const LAST_BLOCK = 1.35;
 const END_WEIGHT = 0.7;
 const LABEL_BOOST = 2.5;
@@ -170,6 +176,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     text?: string;
   }[] = [];
   const picked = pickedItems(pool);
+  const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
   for (const [group, unit] of pool.entries()) {
@@ -177,7 +184,13 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const chosenItem = picked.has(unit);
     const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
     const why = chosenItem || WHY_RE.test(unit.text);
-    const base = unitFactor(unit, length, lastBlock) * (chosenItem ? CUE_LABELLED / CUE : 1);
+    // What the user settled before the work began ("we're staying on X", "what we already
+    // established: …") is said once, at the start, where the position factor is lowest.
+    const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
+    const base =
+      unitFactor(unit, length, lastBlock) *
+      (chosenItem ? CUE_LABELLED / CUE : 1) *
+      (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,
       start: unit.start,
@@ -221,36 +234,59 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       }
     }
   }
-  // Terms per candidate, from one tokenisation of each unit.
-  const termsOf = new Map<TextUnit, { index: number; term: string }[]>();
-  const frequency = new Map<string, number>();
+  // Terms per candidate, from one tokenisation of each unit; each term numbered once.
+  const vocabulary = new Map<string, number>();
+  const frequency: number[] = [];
+  // `stamp[id] === mark` marks a term already seen in the span being read (no Set per span).
+  const stamp: number[] = [];
+  let mark = 0;
+  const termsOf = new Map<TextUnit, { offsets: readonly number[]; ids: readonly number[] }>();
   for (const unit of pool) {
     const tokens = summaryTokens(unit.text, unit.start);
-    termsOf.set(unit, tokens);
-    for (const term of new Set(tokens.map((t) => t.term)))
-      frequency.set(term, (frequency.get(term) ?? 0) + 1);
+    const ids: number[] = [];
+    mark++;
+    for (const term of tokens.terms) {
+      let id = vocabulary.get(term);
+      if (id === undefined) {
+        id = vocabulary.size;
+        vocabulary.set(term, id);
+        frequency.push(0);
+        stamp.push(0);
+      }
+      ids.push(id);
+      if (stamp[id] !== mark) {
+        stamp[id] = mark;
+        frequency[id] = (frequency[id] ?? 0) + 1;
+      }
+    }
+    termsOf.set(unit, { offsets: tokens.offsets, ids });
   }
-  const weights = new Map<string, number>();
-  for (const [term, df] of frequency) {
-    let weight = Math.log(1 + df);
+  const weights = new Float64Array(vocabulary.size);
+  for (const [term, id] of vocabulary) {
+    let weight = Math.log(1 + (frequency[id] ?? 0));
     if (hintTerms.has(term)) weight *= LABEL_BOOST;
     if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
-    weights.set(term, weight);
+    weights[id] = weight;
   }
   // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
   // terms before its end (tokens are in text order).
-  const wholeTerms = new Map<TextUnit, string[]>();
-  const termsUpTo = (unit: TextUnit, end: number): string[] => {
-    const tokens = termsOf.get(unit) ?? [];
+  const wholeTerms = new Map<TextUnit, number[]>();
+  const termsUpTo = (unit: TextUnit, end: number): number[] => {
     const whole = end >= unit.end;
     const known = whole ? wholeTerms.get(unit) : undefined;
     if (known) return known;
-    const seen = new Set<string>();
-    for (const token of tokens) {
-      if (token.index >= end) break;
-      seen.add(token.term);
+    const tokens = termsOf.get(unit);
+    const out: number[] = [];
+    mark++;
+    if (tokens) {
+      for (let i = 0; i < tokens.ids.length; i++) {
+        if ((tokens.offsets[i] ?? 0) >= end) break;
+        const id = tokens.ids[i] as number;
+        if (stamp[id] === mark) continue;
+        stamp[id] = mark;
+        out.push(id);
+      }
     }
-    const out = [...seen];
     if (whole) wholeTerms.set(unit, out);
     return out;
   };
@@ -285,7 +321,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       break;
     }
   }
-  return { units, candidates, ranked, weights, best, hintTerms };
+  return { units, candidates, ranked, vocabulary, weights, best, hintTerms };
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
@@ -308,36 +344,51 @@ function cachedTerm(word: string): string | null {
   return term;
 }
 
+/** Content terms of a piece of prose and their offsets, in text order (two parallel arrays). */
+interface Tokens {
+  readonly offsets: number[];
+  readonly terms: string[];
+}
+
 /**
  * The content terms of a piece of prose with their offsets (`base` added). Runs of unspaced
  * scripts (CJK, Thai …) give their character bigrams: as good as dictionary words for telling
  * which sentences share a subject, and many times cheaper.
  */
-function summaryTokens(text: string, base: number): { index: number; term: string }[] {
-  const out: { index: number; term: string }[] = [];
+function summaryTokens(text: string, base: number): Tokens {
+  const offsets: number[] = [];
+  const terms: string[] = [];
   // One scan tells whether any word needs the bigram path.
   const unspaced = UNSPACED_RE.test(text);
-  for (const match of text.matchAll(WORD_RE)) {
+  WORD_RE.lastIndex = 0;
+  for (let match = WORD_RE.exec(text); match; match = WORD_RE.exec(text)) {
     const word = match[0];
     if (!unspaced || !UNSPACED_RE.test(word)) {
       const term = cachedTerm(word);
-      if (term !== null) out.push({ index: base + match.index, term });
+      if (term !== null) {
+        offsets.push(base + match.index);
+        terms.push(term);
+      }
       continue;
     }
     const chars = [...word];
-    if (chars.length === 1) out.push({ index: base + match.index, term: word });
+    if (chars.length === 1) {
+      offsets.push(base + match.index);
+      terms.push(word);
+    }
     let offset = match.index;
     for (let i = 0; i + 1 < chars.length; i++) {
-      out.push({ index: base + offset, term: `${chars[i] as string}${chars[i + 1] as string}` });
+      offsets.push(base + offset);
+      terms.push(`${chars[i] as string}${chars[i + 1] as string}`);
       offset += (chars[i] as string).length;
     }
   }
-  return out;
+  return { offsets, terms };
 }
 
 /** Distinct content terms of `text`. */
 function termSet(text: string): Set<string> {
-  return new Set(summaryTokens(text, 0).map((t) => t.term));
+  return new Set(summaryTokens(text, 0).terms);
 }
 
 /** Most units a text is summarised from (a huge text keeps its head, its tail and its outcomes). */
@@ -443,15 +494,13 @@ function unitFactor(unit: TextUnit, length: number, lastBlock: number): number {
   return factor;
 }
 
-function value(
-  candidate: Candidate,
-  weights: ReadonlyMap<string, number>,
-  decay?: ReadonlyMap<string, number>,
-): number {
-  if (candidate.terms.length === 0) return 0;
+function value(candidate: Candidate, weights: Float64Array, decay?: Float64Array): number {
+  const terms = candidate.terms;
+  if (terms.length === 0) return 0;
   let sum = 0;
-  for (const term of candidate.terms) sum += (weights.get(term) ?? 0) * (decay?.get(term) ?? 1);
-  return (sum / Math.sqrt(candidate.terms.length + 2)) * candidate.factor;
+  if (decay) for (const id of terms) sum += (weights[id] ?? 0) * (decay[id] ?? 1);
+  else for (const id of terms) sum += weights[id] ?? 0;
+  return (sum / Math.sqrt(terms.length + 2)) * candidate.factor;
 }
 
 // ---- selection --------------------------------------------------------------------------------
@@ -468,7 +517,7 @@ function choose(
   floor = FLOOR,
   whyFirst = false,
 ): { chosen: Candidate[]; top: number; lead: number } {
-  const decay = new Map<string, number>();
+  const decay = new Float64Array(analysis.weights.length).fill(1);
   const chosen: Candidate[] = [];
   const groups = new Set<number>();
   let used = 0;
@@ -518,12 +567,27 @@ function choose(
     used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
     chosen.push(candidate);
     groups.add(candidate.group);
-    for (const term of candidate.terms) decay.set(term, (decay.get(term) ?? 1) * REDUNDANCY);
+    for (const id of candidate.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
   }
   return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
 }
 
 const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
+
+// One-line forms of the extracts (a brief and an origin join the same ones more than once).
+const flatForms = new WeakMap<Candidate, string>();
+// Whitespace that a one-line form would change.
+const UNFLAT_RE = /\s{2}|[^\S ]|^\s|\s$/u;
+
+/** `oneLine(candidate.text)`, computed once per candidate. */
+function flatOf(candidate: Candidate): string {
+  let flat = flatForms.get(candidate);
+  if (flat === undefined) {
+    flat = UNFLAT_RE.test(candidate.text) ? oneLine(candidate.text) : candidate.text;
+    flatForms.set(candidate, flat);
+  }
+  return flat;
+}
 
 /** Joins extracts: adjacent ones by a space (or line break), others by `…`. */
 function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): string {
@@ -550,7 +614,7 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   let out = '';
   let previous: Candidate | undefined;
   for (const [i, candidate] of chosen.entries()) {
-    const text = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
+    const text = oneLineMode ? flatOf(candidate) : candidate.text.trim();
     const whole = keepsNumber[i] ? text : withoutListMarker(text, oneLineMode && !adjacent[i]);
     // A clause opening says that its sentence goes on, wherever it stands.
     const body = candidate.partial && !CLOSED_RE.test(whole) ? `${whole}…` : whole;
@@ -780,7 +844,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   const withLabel =
     cap - reserve > 12
       ? weighedBody(analysis, cap - reserve, true)
-      : { text: '', worth: 0, terms: new Set<string>() };
+      : { text: '', worth: 0, terms: () => new Set<number>() };
   // The label gives way when the room it takes would cost a clearly better extract.
   const whole = weighedBody(analysis, cap - keptRoom, true);
   const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
@@ -788,8 +852,12 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
   let left = cap - codePointLength(body) - keptRoom;
   const parts: string[] = [];
-  const bodyTerms = pick.terms;
-  if ([...analysis.hintTerms].some((term) => !bodyTerms.has(term))) {
+  const bodyTerms = pick.terms();
+  const inBody = (term: string): boolean => {
+    const id = analysis.vocabulary.get(term);
+    return id !== undefined && bodyTerms.has(id);
+  };
+  if ([...analysis.hintTerms].some((term) => !inBody(term))) {
     const head = codePointLength(label) + separator <= left ? label : short;
     if (head.length > 0 && codePointLength(head) + separator <= left) {
       parts.push(head);
@@ -801,7 +869,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
     const lead = wholeLeadingSentences(oneLine(summary), left - separator);
     const leadTerms = termSet(lead);
     // Only when it says something the extracts do not.
-    if (lead.length > 0 && [...leadTerms].some((term) => !bodyTerms.has(term))) parts.push(lead);
+    if (lead.length > 0 && [...leadTerms].some((term) => !inBody(term))) parts.push(lead);
   }
   parts.push(body);
   return parts.join(LABEL_SEPARATOR);
@@ -847,7 +915,7 @@ function weighedBody(
   analysis: Analysis,
   room: number,
   oneLineMode: boolean,
-): { text: string; worth: number; terms: ReadonlySet<string> } {
+): { text: string; worth: number; terms: () => ReadonlySet<number> } {
   const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
   const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
@@ -863,13 +931,13 @@ function weighedBody(
         room,
       ),
       worth: bestWorth * CUT_WORTH,
-      terms: new Set(shortest.terms),
+      terms: () => new Set(shortest.terms),
     };
   }
   return {
     text: chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '',
     worth: lead,
-    terms: oneLineMode ? new Set(chosen.flatMap((c) => c.terms)) : new Set<string>(),
+    terms: () => new Set(chosen.flatMap((c) => c.terms)),
   };
 }
 
