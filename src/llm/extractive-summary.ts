@@ -325,7 +325,60 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
-const WORD_RE = /[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)*/gu;
+// (Read by {@link nextWord}, a hand-written scanner for this pattern that allocates no match arrays.)
+const WORD_CHAR_RE = /^[\p{L}\p{M}\p{N}_]$/u;
+// Word-character class of each BMP code unit: 0 not known yet, 1 a word character, 2 not one.
+const wordClass = new Uint8Array(0x10000);
+
+/** True when the code point at `at` is a letter, mark, digit or `_`. */
+function isWordChar(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code < 0x80) {
+    return (
+      (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95
+    );
+  }
+  if (code < 0xd800 || code > 0xdfff) {
+    let known = wordClass[code] ?? 0;
+    if (known === 0) {
+      known = WORD_CHAR_RE.test(String.fromCharCode(code)) ? 1 : 2;
+      wordClass[code] = known;
+    }
+    return known === 1;
+  }
+  const point = text.codePointAt(at) ?? code;
+  return point > 0xffff && WORD_CHAR_RE.test(String.fromCodePoint(point));
+}
+
+/** UTF-16 width of the code point at `at`. */
+function widthAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  if (code < 0xd800 || code > 0xdbff || at + 1 >= text.length) return 1;
+  const next = text.charCodeAt(at + 1);
+  return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+}
+
+/**
+ * The end of the word that starts at `at` (a run of word characters, joined by an inner `'`,
+ * `’` or `.`): where the pattern `[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)` repeated, with
+ * the `u` flag, would end its match there.
+ */
+function wordEnd(text: string, at: number): number {
+  let end = at;
+  for (;;) {
+    while (end < text.length && isWordChar(text, end)) end += widthAt(text, end);
+    const joiner = text.charCodeAt(end);
+    if (
+      (joiner === 39 || joiner === 0x2019 || joiner === 46) &&
+      end + 1 < text.length &&
+      isWordChar(text, end + 1)
+    ) {
+      end++;
+      continue;
+    }
+    return end;
+  }
+}
 const UNSPACED_RE =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const CACHE_MAX = 50_000;
@@ -360,23 +413,28 @@ function summaryTokens(text: string, base: number): Tokens {
   const terms: string[] = [];
   // One scan tells whether any word needs the bigram path.
   const unspaced = UNSPACED_RE.test(text);
-  WORD_RE.lastIndex = 0;
-  for (let match = WORD_RE.exec(text); match; match = WORD_RE.exec(text)) {
-    const word = match[0];
+  for (let at = 0; at < text.length; ) {
+    if (!isWordChar(text, at)) {
+      at += widthAt(text, at);
+      continue;
+    }
+    const index = at;
+    at = wordEnd(text, at);
+    const word = text.slice(index, at);
     if (!unspaced || !UNSPACED_RE.test(word)) {
       const term = cachedTerm(word);
       if (term !== null) {
-        offsets.push(base + match.index);
+        offsets.push(base + index);
         terms.push(term);
       }
       continue;
     }
     const chars = [...word];
     if (chars.length === 1) {
-      offsets.push(base + match.index);
+      offsets.push(base + index);
       terms.push(word);
     }
-    let offset = match.index;
+    let offset = index;
     for (let i = 0; i + 1 < chars.length; i++) {
       offsets.push(base + offset);
       terms.push(`${chars[i] as string}${chars[i + 1] as string}`);
@@ -517,7 +575,31 @@ function choose(
   floor = FLOOR,
   whyFirst = false,
 ): { chosen: Candidate[]; top: number; lead: number } {
-  const decay = new Float64Array(analysis.weights.length).fill(1);
+  const decay = decayBuffer(analysis.weights.length);
+  try {
+    return chooseWith(analysis, room, separator, floor, whyFirst, decay);
+  } finally {
+    decay.fill(1, 0, analysis.weights.length);
+  }
+}
+
+// The redundancy discounts of one selection, by term id: one buffer, all 1 between selections
+// (selection is synchronous), so a selection allocates none.
+let decays = new Float64Array(1024).fill(1);
+
+function decayBuffer(size: number): Float64Array {
+  if (decays.length < size) decays = new Float64Array(Math.max(size, decays.length * 2)).fill(1);
+  return decays;
+}
+
+function chooseWith(
+  analysis: Analysis,
+  room: number,
+  separator: number,
+  floor: number,
+  whyFirst: boolean,
+  decay: Float64Array,
+): { chosen: Candidate[]; top: number; lead: number } {
   const chosen: Candidate[] = [];
   const groups = new Set<number>();
   let used = 0;
