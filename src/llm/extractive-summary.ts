@@ -78,6 +78,8 @@ interface Candidate {
   readonly outcome: boolean;
   /** Says why: a cause found or a choice made ({@link WHY_RE}, or a list item a later sentence picks). */
   readonly why: boolean;
+  /** Says why in the sense of a cause found ({@link CAUSE_RE}), not a choice made. */
+  readonly cause: boolean;
   /** Its worth before any other extract is chosen. */
   readonly worth: number;
 }
@@ -110,6 +112,9 @@ const OUTCOME_RE =
 // "now passes" and "is out" say what came of it).
 const WHY_RE =
   /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was))\b/iu;
+// Of the sentences that say why, those that state a cause found (the rest state a choice made).
+const CAUSE_RE =
+  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
@@ -135,6 +140,11 @@ const SUMMARY_BOOST = 1.3;
 const REDUNDANCY = 0.35;
 /** A cause or choice leads a one-line level when worth this share of the best extract. */
 const WHY_SHARE = 0.5;
+/**
+ * A one-line level that can hold both a cause found and a choice made, each worth this share of
+ * the best extract, leads with the two (in whichever of their forms fit together).
+ */
+const PAIR_SHARE = 0.3;
 /** Sentences longer than this also offer their openings up to a clause end (for small budgets). */
 const CLAUSE_FROM = 100;
 /** Shortest such opening, in UTF-16 units. */
@@ -308,6 +318,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       lineStart: r.u.lineStart,
       outcome: r.outcome,
       why: r.why,
+      cause: r.why && CAUSE_RE.test(r.u.text),
       worth: 0,
     };
     candidate.worth = value(candidate, weights);
@@ -616,6 +627,27 @@ function chooseWith(
   // worth a fair share of the best one.
   let seed = whyFirst ? queue.findIndex((e) => e.candidate.why) : -1;
   if (seed >= 0 && (queue[seed]?.worth ?? 0) < (queue[0]?.worth ?? 0) * WHY_SHARE) seed = -1;
+  const accept = (candidate: Candidate, worth: number): void => {
+    if (chosen.length === 0) lead = worth;
+    top = Math.max(top, worth);
+    used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
+    chosen.push(candidate);
+    groups.add(candidate.group);
+    for (const id of candidate.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
+  };
+  const lead0 = seed >= 0 ? queue[seed] : undefined;
+  if (lead0) {
+    const pair = causeAndChoice(queue, lead0.candidate, room, separator, PAIR_SHARE);
+    if (pair) {
+      for (const entry of pair) {
+        queue.splice(queue.indexOf(entry), 1);
+        accept(entry.candidate, entry.worth);
+      }
+      // The pair leads together.
+      lead = pair[0].worth + pair[1].worth;
+      seed = -1;
+    }
+  }
   for (;;) {
     let pick: { candidate: Candidate; worth: number } | undefined;
     if (seed >= 0) {
@@ -643,15 +675,47 @@ function chooseWith(
       queue.splice(at, 0, entry);
     }
     if (!pick || pick.worth <= 0 || pick.worth < top * floor) break;
-    const { candidate } = pick;
-    if (chosen.length === 0) lead = pick.worth;
-    top = Math.max(top, pick.worth);
-    used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
-    chosen.push(candidate);
-    groups.add(candidate.group);
-    for (const id of candidate.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
+    accept(pick.candidate, pick.worth);
   }
   return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
+}
+
+/**
+ * For a one-line level that leads with `lead` (the best extract that says why): `lead`, in
+ * whichever of its forms lets a partner fit, and the best partner of the other kind (a choice
+ * made beside a cause found, or a cause beside a choice) worth `share` of the best extract;
+ * undefined when the text states only one kind or the two do not fit together.
+ */
+function causeAndChoice(
+  queue: readonly { candidate: Candidate; worth: number }[],
+  lead: Candidate,
+  room: number,
+  separator: number,
+  share: number,
+): [{ candidate: Candidate; worth: number }, { candidate: Candidate; worth: number }] | undefined {
+  const floor = (queue[0]?.worth ?? 0) * share;
+  const forms = queue.filter((e) => e.candidate.group === lead.group);
+  const partners = queue.filter(
+    (e) =>
+      e.candidate.group !== lead.group &&
+      e.candidate.why &&
+      e.candidate.cause !== lead.cause &&
+      e.worth >= floor,
+  );
+  const cost = (c: Candidate): number => c.size + (c.partial ? 1 : 0);
+  let best: [{ candidate: Candidate; worth: number }, { candidate: Candidate; worth: number }] | undefined;
+  let bestWorth = 0;
+  for (const form of forms) {
+    for (const partner of partners) {
+      if (cost(form.candidate) + cost(partner.candidate) + separator > room) continue;
+      const worth = form.worth + partner.worth;
+      if (worth > bestWorth) {
+        best = [form, partner];
+        bestWorth = worth;
+      }
+    }
+  }
+  return best;
 }
 
 const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
@@ -904,6 +968,8 @@ function leveled(
 const SHORT_LABEL = 48;
 /** A caller's first summary sentence up to this share of the brief's cap keeps its room there. */
 const SHORT_SUMMARY_SHARE = 0.35;
+/** The same for a first sentence that states what came of the work ("…; fixed it, p50 is back under 2 s"). */
+const OUTCOME_SUMMARY_SHARE = 0.6;
 /** How much better the best extract must be for the brief to leave the label out to fit it. */
 const LABEL_GIVES_WAY = 1.25;
 
@@ -917,10 +983,16 @@ const LABEL_GIVES_WAY = 1.25;
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
   const short = shortLabel(label);
-  // A short first sentence of the caller's summary is what the caller chose to say: its room is
-  // kept before any extract is chosen. A longer one comes only if room is left.
+  // A short first sentence of the caller's summary is what the caller chose to say, and so is one
+  // of up to 60% of the cap that states an outcome: its room is kept before any extract is
+  // chosen. A longer one comes only if room is left.
   const first = summary.length > 0 ? oneLine(splitSentences(summary)[0] ?? '') : '';
-  const kept = first.length > 0 && codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ? first : '';
+  const kept =
+    first.length > 0 &&
+    (codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ||
+      (codePointLength(first) <= cap * OUTCOME_SUMMARY_SHARE && OUTCOME_RE.test(first)))
+      ? first
+      : '';
   const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
   const reserve = keptRoom + (short.length > 0 ? codePointLength(short) + separator : 0);
   const withLabel =
