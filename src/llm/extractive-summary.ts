@@ -680,6 +680,9 @@ function chooseWith(
   return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
 }
 
+// A plan ("Rather than guess, I'll record traces …") is not a choice that came of the work.
+const PLAN_RE = /\b(?:I'll|I will|I'm going to|let me|let's)\b/iu;
+
 /**
  * For a one-line level that leads with `lead` (the best extract that says why): `lead`, in
  * whichever of its forms lets a partner fit, and the best partner of the other kind (a choice
@@ -700,6 +703,7 @@ function causeAndChoice(
       e.candidate.group !== lead.group &&
       e.candidate.why &&
       e.candidate.cause !== lead.cause &&
+      !PLAN_RE.test(e.candidate.text) &&
       e.worth >= floor,
   );
   const cost = (c: Candidate): number => c.size + (c.partial ? 1 : 0);
