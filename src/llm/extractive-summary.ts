@@ -61,7 +61,8 @@ interface Candidate {
   readonly end: number;
   readonly text: string;
   readonly size: number;
-  readonly terms: readonly string[];
+  /** Its distinct content terms, as ids into {@link Analysis.vocabulary}. */
+  readonly terms: readonly number[];
   /** Everything but centrality: cue, position, role, narration. */
   readonly factor: number;
   /** Candidates of one sentence exclude each other (a sentence and its clauses). */
@@ -77,6 +78,8 @@ interface Candidate {
   readonly outcome: boolean;
   /** Says why: a cause found or a choice made ({@link WHY_RE}, or a list item a later sentence picks). */
   readonly why: boolean;
+  /** Says why in the sense of a cause found ({@link CAUSE_RE}), not a choice made. */
+  readonly cause: boolean;
   /** Its worth before any other extract is chosen. */
   readonly worth: number;
 }
@@ -86,7 +89,10 @@ interface Analysis {
   readonly candidates: readonly Candidate[];
   /** The candidates by their worth before any is chosen, best first. */
   readonly ranked: readonly Candidate[];
-  readonly weights: ReadonlyMap<string, number>;
+  /** Each term's id (terms are numbered per text, so weights and discounts are plain arrays). */
+  readonly vocabulary: ReadonlyMap<string, number>;
+  /** Weight of each term, by id. */
+  readonly weights: Float64Array;
   /** The best whole sentence (not a clause opening), if any is worth anything. */
   readonly best: Candidate | undefined;
   /** The content terms of the hint (a task's label). */
@@ -106,6 +112,9 @@ const OUTCOME_RE =
 // "now passes" and "is out" say what came of it).
 const WHY_RE =
   /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was))\b/iu;
+// Of the sentences that say why, those that state a cause found (the rest state a choice made).
+const CAUSE_RE =
+  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
@@ -122,6 +131,8 @@ const CUE = 1.7;
 const NARRATION = 0.45;
 const QUESTION = 0.55;
 const USER = 0.85;
+/** A cause or choice the user states in their first message: settled before the work began. */
+const USER_SETTLED = 1.5;
 const LAST_BLOCK = 1.35;
 const END_WEIGHT = 0.7;
 const LABEL_BOOST = 2.5;
@@ -129,6 +140,11 @@ const SUMMARY_BOOST = 1.3;
 const REDUNDANCY = 0.35;
 /** A cause or choice leads a one-line level when worth this share of the best extract. */
 const WHY_SHARE = 0.5;
+/**
+ * A one-line level that can hold both a cause found and a choice made, each worth this share of
+ * the best extract, leads with the two (in whichever of their forms fit together).
+ */
+const PAIR_SHARE = 0.3;
 /** Sentences longer than this also offer their openings up to a clause end (for small budgets). */
 const CLAUSE_FROM = 100;
 /** Shortest such opening, in UTF-16 units. */
@@ -170,6 +186,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     text?: string;
   }[] = [];
   const picked = pickedItems(pool);
+  const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
   for (const [group, unit] of pool.entries()) {
@@ -177,7 +194,13 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const chosenItem = picked.has(unit);
     const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
     const why = chosenItem || WHY_RE.test(unit.text);
-    const base = unitFactor(unit, length, lastBlock) * (chosenItem ? CUE_LABELLED / CUE : 1);
+    // What the user settled before the work began ("we're staying on X", "what we already
+    // established: …") is said once, at the start, where the position factor is lowest.
+    const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
+    const base =
+      unitFactor(unit, length, lastBlock) *
+      (chosenItem ? CUE_LABELLED / CUE : 1) *
+      (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,
       start: unit.start,
@@ -221,36 +244,59 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       }
     }
   }
-  // Terms per candidate, from one tokenisation of each unit.
-  const termsOf = new Map<TextUnit, { index: number; term: string }[]>();
-  const frequency = new Map<string, number>();
+  // Terms per candidate, from one tokenisation of each unit; each term numbered once.
+  const vocabulary = new Map<string, number>();
+  const frequency: number[] = [];
+  // `stamp[id] === mark` marks a term already seen in the span being read (no Set per span).
+  const stamp: number[] = [];
+  let mark = 0;
+  const termsOf = new Map<TextUnit, { offsets: readonly number[]; ids: readonly number[] }>();
   for (const unit of pool) {
     const tokens = summaryTokens(unit.text, unit.start);
-    termsOf.set(unit, tokens);
-    for (const term of new Set(tokens.map((t) => t.term)))
-      frequency.set(term, (frequency.get(term) ?? 0) + 1);
+    const ids: number[] = [];
+    mark++;
+    for (const term of tokens.terms) {
+      let id = vocabulary.get(term);
+      if (id === undefined) {
+        id = vocabulary.size;
+        vocabulary.set(term, id);
+        frequency.push(0);
+        stamp.push(0);
+      }
+      ids.push(id);
+      if (stamp[id] !== mark) {
+        stamp[id] = mark;
+        frequency[id] = (frequency[id] ?? 0) + 1;
+      }
+    }
+    termsOf.set(unit, { offsets: tokens.offsets, ids });
   }
-  const weights = new Map<string, number>();
-  for (const [term, df] of frequency) {
-    let weight = Math.log(1 + df);
+  const weights = new Float64Array(vocabulary.size);
+  for (const [term, id] of vocabulary) {
+    let weight = Math.log(1 + (frequency[id] ?? 0));
     if (hintTerms.has(term)) weight *= LABEL_BOOST;
     if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
-    weights.set(term, weight);
+    weights[id] = weight;
   }
   // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
   // terms before its end (tokens are in text order).
-  const wholeTerms = new Map<TextUnit, string[]>();
-  const termsUpTo = (unit: TextUnit, end: number): string[] => {
-    const tokens = termsOf.get(unit) ?? [];
+  const wholeTerms = new Map<TextUnit, number[]>();
+  const termsUpTo = (unit: TextUnit, end: number): number[] => {
     const whole = end >= unit.end;
     const known = whole ? wholeTerms.get(unit) : undefined;
     if (known) return known;
-    const seen = new Set<string>();
-    for (const token of tokens) {
-      if (token.index >= end) break;
-      seen.add(token.term);
+    const tokens = termsOf.get(unit);
+    const out: number[] = [];
+    mark++;
+    if (tokens) {
+      for (let i = 0; i < tokens.ids.length; i++) {
+        if ((tokens.offsets[i] ?? 0) >= end) break;
+        const id = tokens.ids[i] as number;
+        if (stamp[id] === mark) continue;
+        stamp[id] = mark;
+        out.push(id);
+      }
     }
-    const out = [...seen];
     if (whole) wholeTerms.set(unit, out);
     return out;
   };
@@ -272,6 +318,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       lineStart: r.u.lineStart,
       outcome: r.outcome,
       why: r.why,
+      cause: r.why && CAUSE_RE.test(r.u.text),
       worth: 0,
     };
     candidate.worth = value(candidate, weights);
@@ -285,11 +332,64 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       break;
     }
   }
-  return { units, candidates, ranked, weights, best, hintTerms };
+  return { units, candidates, ranked, vocabulary, weights, best, hintTerms };
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
-const WORD_RE = /[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)*/gu;
+// (Read by {@link nextWord}, a hand-written scanner for this pattern that allocates no match arrays.)
+const WORD_CHAR_RE = /^[\p{L}\p{M}\p{N}_]$/u;
+// Word-character class of each BMP code unit: 0 not known yet, 1 a word character, 2 not one.
+const wordClass = new Uint8Array(0x10000);
+
+/** True when the code point at `at` is a letter, mark, digit or `_`. */
+function isWordChar(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code < 0x80) {
+    return (
+      (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95
+    );
+  }
+  if (code < 0xd800 || code > 0xdfff) {
+    let known = wordClass[code] ?? 0;
+    if (known === 0) {
+      known = WORD_CHAR_RE.test(String.fromCharCode(code)) ? 1 : 2;
+      wordClass[code] = known;
+    }
+    return known === 1;
+  }
+  const point = text.codePointAt(at) ?? code;
+  return point > 0xffff && WORD_CHAR_RE.test(String.fromCodePoint(point));
+}
+
+/** UTF-16 width of the code point at `at`. */
+function widthAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  if (code < 0xd800 || code > 0xdbff || at + 1 >= text.length) return 1;
+  const next = text.charCodeAt(at + 1);
+  return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+}
+
+/**
+ * The end of the word that starts at `at` (a run of word characters, joined by an inner `'`,
+ * `’` or `.`): where the pattern `[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)` repeated, with
+ * the `u` flag, would end its match there.
+ */
+function wordEnd(text: string, at: number): number {
+  let end = at;
+  for (;;) {
+    while (end < text.length && isWordChar(text, end)) end += widthAt(text, end);
+    const joiner = text.charCodeAt(end);
+    if (
+      (joiner === 39 || joiner === 0x2019 || joiner === 46) &&
+      end + 1 < text.length &&
+      isWordChar(text, end + 1)
+    ) {
+      end++;
+      continue;
+    }
+    return end;
+  }
+}
 const UNSPACED_RE =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const CACHE_MAX = 50_000;
@@ -308,36 +408,56 @@ function cachedTerm(word: string): string | null {
   return term;
 }
 
+/** Content terms of a piece of prose and their offsets, in text order (two parallel arrays). */
+interface Tokens {
+  readonly offsets: number[];
+  readonly terms: string[];
+}
+
 /**
  * The content terms of a piece of prose with their offsets (`base` added). Runs of unspaced
  * scripts (CJK, Thai …) give their character bigrams: as good as dictionary words for telling
  * which sentences share a subject, and many times cheaper.
  */
-function summaryTokens(text: string, base: number): { index: number; term: string }[] {
-  const out: { index: number; term: string }[] = [];
+function summaryTokens(text: string, base: number): Tokens {
+  const offsets: number[] = [];
+  const terms: string[] = [];
   // One scan tells whether any word needs the bigram path.
   const unspaced = UNSPACED_RE.test(text);
-  for (const match of text.matchAll(WORD_RE)) {
-    const word = match[0];
+  for (let at = 0; at < text.length; ) {
+    if (!isWordChar(text, at)) {
+      at += widthAt(text, at);
+      continue;
+    }
+    const index = at;
+    at = wordEnd(text, at);
+    const word = text.slice(index, at);
     if (!unspaced || !UNSPACED_RE.test(word)) {
       const term = cachedTerm(word);
-      if (term !== null) out.push({ index: base + match.index, term });
+      if (term !== null) {
+        offsets.push(base + index);
+        terms.push(term);
+      }
       continue;
     }
     const chars = [...word];
-    if (chars.length === 1) out.push({ index: base + match.index, term: word });
-    let offset = match.index;
+    if (chars.length === 1) {
+      offsets.push(base + index);
+      terms.push(word);
+    }
+    let offset = index;
     for (let i = 0; i + 1 < chars.length; i++) {
-      out.push({ index: base + offset, term: `${chars[i] as string}${chars[i + 1] as string}` });
+      offsets.push(base + offset);
+      terms.push(`${chars[i] as string}${chars[i + 1] as string}`);
       offset += (chars[i] as string).length;
     }
   }
-  return out;
+  return { offsets, terms };
 }
 
 /** Distinct content terms of `text`. */
 function termSet(text: string): Set<string> {
-  return new Set(summaryTokens(text, 0).map((t) => t.term));
+  return new Set(summaryTokens(text, 0).terms);
 }
 
 /** Most units a text is summarised from (a huge text keeps its head, its tail and its outcomes). */
@@ -443,15 +563,13 @@ function unitFactor(unit: TextUnit, length: number, lastBlock: number): number {
   return factor;
 }
 
-function value(
-  candidate: Candidate,
-  weights: ReadonlyMap<string, number>,
-  decay?: ReadonlyMap<string, number>,
-): number {
-  if (candidate.terms.length === 0) return 0;
+function value(candidate: Candidate, weights: Float64Array, decay?: Float64Array): number {
+  const terms = candidate.terms;
+  if (terms.length === 0) return 0;
   let sum = 0;
-  for (const term of candidate.terms) sum += (weights.get(term) ?? 0) * (decay?.get(term) ?? 1);
-  return (sum / Math.sqrt(candidate.terms.length + 2)) * candidate.factor;
+  if (decay) for (const id of terms) sum += (weights[id] ?? 0) * (decay[id] ?? 1);
+  else for (const id of terms) sum += weights[id] ?? 0;
+  return (sum / Math.sqrt(terms.length + 2)) * candidate.factor;
 }
 
 // ---- selection --------------------------------------------------------------------------------
@@ -468,7 +586,31 @@ function choose(
   floor = FLOOR,
   whyFirst = false,
 ): { chosen: Candidate[]; top: number; lead: number } {
-  const decay = new Map<string, number>();
+  const decay = decayBuffer(analysis.weights.length);
+  try {
+    return chooseWith(analysis, room, separator, floor, whyFirst, decay);
+  } finally {
+    decay.fill(1, 0, analysis.weights.length);
+  }
+}
+
+// The redundancy discounts of one selection, by term id: one buffer, all 1 between selections
+// (selection is synchronous), so a selection allocates none.
+let decays = new Float64Array(1024).fill(1);
+
+function decayBuffer(size: number): Float64Array {
+  if (decays.length < size) decays = new Float64Array(Math.max(size, decays.length * 2)).fill(1);
+  return decays;
+}
+
+function chooseWith(
+  analysis: Analysis,
+  room: number,
+  separator: number,
+  floor: number,
+  whyFirst: boolean,
+  decay: Float64Array,
+): { chosen: Candidate[]; top: number; lead: number } {
   const chosen: Candidate[] = [];
   const groups = new Set<number>();
   let used = 0;
@@ -485,6 +627,27 @@ function choose(
   // worth a fair share of the best one.
   let seed = whyFirst ? queue.findIndex((e) => e.candidate.why) : -1;
   if (seed >= 0 && (queue[seed]?.worth ?? 0) < (queue[0]?.worth ?? 0) * WHY_SHARE) seed = -1;
+  const accept = (candidate: Candidate, worth: number): void => {
+    if (chosen.length === 0) lead = worth;
+    top = Math.max(top, worth);
+    used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
+    chosen.push(candidate);
+    groups.add(candidate.group);
+    for (const id of candidate.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
+  };
+  const lead0 = seed >= 0 ? queue[seed] : undefined;
+  if (lead0) {
+    const pair = causeAndChoice(queue, lead0.candidate, room, separator, PAIR_SHARE);
+    if (pair) {
+      for (const entry of pair) {
+        queue.splice(queue.indexOf(entry), 1);
+        accept(entry.candidate, entry.worth);
+      }
+      // The pair leads together.
+      lead = pair[0].worth + pair[1].worth;
+      seed = -1;
+    }
+  }
   for (;;) {
     let pick: { candidate: Candidate; worth: number } | undefined;
     if (seed >= 0) {
@@ -512,18 +675,69 @@ function choose(
       queue.splice(at, 0, entry);
     }
     if (!pick || pick.worth <= 0 || pick.worth < top * floor) break;
-    const { candidate } = pick;
-    if (chosen.length === 0) lead = pick.worth;
-    top = Math.max(top, pick.worth);
-    used += candidate.size + (chosen.length > 0 ? separator : 0) + (candidate.partial ? 1 : 0);
-    chosen.push(candidate);
-    groups.add(candidate.group);
-    for (const term of candidate.terms) decay.set(term, (decay.get(term) ?? 1) * REDUNDANCY);
+    accept(pick.candidate, pick.worth);
   }
   return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
 }
 
+// A plan ("Rather than guess, I'll record traces …") is not a choice that came of the work.
+const PLAN_RE = /\b(?:I'll|I will|I'm going to|let me|let's)\b/iu;
+
+/**
+ * For a one-line level that leads with `lead` (the best extract that says why): `lead`, in
+ * whichever of its forms lets a partner fit, and the best partner of the other kind (a choice
+ * made beside a cause found, or a cause beside a choice) worth `share` of the best extract;
+ * undefined when the text states only one kind or the two do not fit together.
+ */
+function causeAndChoice(
+  queue: readonly { candidate: Candidate; worth: number }[],
+  lead: Candidate,
+  room: number,
+  separator: number,
+  share: number,
+): [{ candidate: Candidate; worth: number }, { candidate: Candidate; worth: number }] | undefined {
+  const floor = (queue[0]?.worth ?? 0) * share;
+  const forms = queue.filter((e) => e.candidate.group === lead.group);
+  const partners = queue.filter(
+    (e) =>
+      e.candidate.group !== lead.group &&
+      e.candidate.why &&
+      e.candidate.cause !== lead.cause &&
+      !PLAN_RE.test(e.candidate.text) &&
+      e.worth >= floor,
+  );
+  const cost = (c: Candidate): number => c.size + (c.partial ? 1 : 0);
+  let best: [{ candidate: Candidate; worth: number }, { candidate: Candidate; worth: number }] | undefined;
+  let bestWorth = 0;
+  for (const form of forms) {
+    for (const partner of partners) {
+      if (cost(form.candidate) + cost(partner.candidate) + separator > room) continue;
+      const worth = form.worth + partner.worth;
+      if (worth > bestWorth) {
+        best = [form, partner];
+        bestWorth = worth;
+      }
+    }
+  }
+  return best;
+}
+
 const CLOSED_RE = /[.!?。！？…]["'”’)\]»」』]*$/u;
+
+// One-line forms of the extracts (a brief and an origin join the same ones more than once).
+const flatForms = new WeakMap<Candidate, string>();
+// Whitespace that a one-line form would change.
+const UNFLAT_RE = /\s{2}|[^\S ]|^\s|\s$/u;
+
+/** `oneLine(candidate.text)`, computed once per candidate. */
+function flatOf(candidate: Candidate): string {
+  let flat = flatForms.get(candidate);
+  if (flat === undefined) {
+    flat = UNFLAT_RE.test(candidate.text) ? oneLine(candidate.text) : candidate.text;
+    flatForms.set(candidate, flat);
+  }
+  return flat;
+}
 
 /** Joins extracts: adjacent ones by a space (or line break), others by `…`. */
 function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): string {
@@ -550,7 +764,7 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   let out = '';
   let previous: Candidate | undefined;
   for (const [i, candidate] of chosen.entries()) {
-    const text = oneLineMode ? oneLine(candidate.text) : candidate.text.trim();
+    const text = oneLineMode ? flatOf(candidate) : candidate.text.trim();
     const whole = keepsNumber[i] ? text : withoutListMarker(text, oneLineMode && !adjacent[i]);
     // A clause opening says that its sentence goes on, wherever it stands.
     const body = candidate.partial && !CLOSED_RE.test(whole) ? `${whole}…` : whole;
@@ -758,6 +972,8 @@ function leveled(
 const SHORT_LABEL = 48;
 /** A caller's first summary sentence up to this share of the brief's cap keeps its room there. */
 const SHORT_SUMMARY_SHARE = 0.35;
+/** The same for a first sentence that states what came of the work ("…; fixed it, p50 is back under 2 s"). */
+const OUTCOME_SUMMARY_SHARE = 0.6;
 /** How much better the best extract must be for the brief to leave the label out to fit it. */
 const LABEL_GIVES_WAY = 1.25;
 
@@ -771,16 +987,22 @@ const LABEL_GIVES_WAY = 1.25;
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
   const short = shortLabel(label);
-  // A short first sentence of the caller's summary is what the caller chose to say: its room is
-  // kept before any extract is chosen. A longer one comes only if room is left.
+  // A short first sentence of the caller's summary is what the caller chose to say, and so is one
+  // of up to 60% of the cap that states an outcome: its room is kept before any extract is
+  // chosen. A longer one comes only if room is left.
   const first = summary.length > 0 ? oneLine(splitSentences(summary)[0] ?? '') : '';
-  const kept = first.length > 0 && codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ? first : '';
+  const kept =
+    first.length > 0 &&
+    (codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ||
+      (codePointLength(first) <= cap * OUTCOME_SUMMARY_SHARE && OUTCOME_RE.test(first)))
+      ? first
+      : '';
   const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
   const reserve = keptRoom + (short.length > 0 ? codePointLength(short) + separator : 0);
   const withLabel =
     cap - reserve > 12
       ? weighedBody(analysis, cap - reserve, true)
-      : { text: '', worth: 0, terms: new Set<string>() };
+      : { text: '', worth: 0, terms: () => new Set<number>() };
   // The label gives way when the room it takes would cost a clearly better extract.
   const whole = weighedBody(analysis, cap - keptRoom, true);
   const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
@@ -788,8 +1010,12 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
   let left = cap - codePointLength(body) - keptRoom;
   const parts: string[] = [];
-  const bodyTerms = pick.terms;
-  if ([...analysis.hintTerms].some((term) => !bodyTerms.has(term))) {
+  const bodyTerms = pick.terms();
+  const inBody = (term: string): boolean => {
+    const id = analysis.vocabulary.get(term);
+    return id !== undefined && bodyTerms.has(id);
+  };
+  if ([...analysis.hintTerms].some((term) => !inBody(term))) {
     const head = codePointLength(label) + separator <= left ? label : short;
     if (head.length > 0 && codePointLength(head) + separator <= left) {
       parts.push(head);
@@ -801,7 +1027,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
     const lead = wholeLeadingSentences(oneLine(summary), left - separator);
     const leadTerms = termSet(lead);
     // Only when it says something the extracts do not.
-    if (lead.length > 0 && [...leadTerms].some((term) => !bodyTerms.has(term))) parts.push(lead);
+    if (lead.length > 0 && [...leadTerms].some((term) => !inBody(term))) parts.push(lead);
   }
   parts.push(body);
   return parts.join(LABEL_SEPARATOR);
@@ -847,7 +1073,7 @@ function weighedBody(
   analysis: Analysis,
   room: number,
   oneLineMode: boolean,
-): { text: string; worth: number; terms: ReadonlySet<string> } {
+): { text: string; worth: number; terms: () => ReadonlySet<number> } {
   const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
   const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
@@ -863,13 +1089,13 @@ function weighedBody(
         room,
       ),
       worth: bestWorth * CUT_WORTH,
-      terms: new Set(shortest.terms),
+      terms: () => new Set(shortest.terms),
     };
   }
   return {
     text: chosen.length > 0 ? joinExtracts(chosen, oneLineMode) : '',
     worth: lead,
-    terms: oneLineMode ? new Set(chosen.flatMap((c) => c.terms)) : new Set<string>(),
+    terms: () => new Set(chosen.flatMap((c) => c.terms)),
   };
 }
 

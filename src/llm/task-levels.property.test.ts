@@ -188,6 +188,17 @@ describe('taskLevels: a transcript of our own', () => {
     expect(levels.origin).toBe(`Fix export — ${summary}`);
   });
 
+  it('gives the brief a first summary sentence of the caller that states the outcome', () => {
+    const summary =
+      'Investigated the cold-start regression on the dashboard and fixed it; launch p50 is back under 2 s.';
+    const levels = taskLevels(
+      { label: 'Fix the export timestamp cast', summary, files: [], todos: [], context },
+      CAPS,
+    );
+    expect(levels.brief).toContain(summary);
+    expect(codePointLength(levels.brief)).toBeLessThanOrEqual(CAPS.brief);
+  });
+
   it('leads the brief with a label that adds words, shortened when it would crowd the outcome out', () => {
     const short = taskLevels(
       { label: 'Nightly lake export broke', summary: '', files: [], todos: [], context },
@@ -300,6 +311,29 @@ describe('taskLevels: what a brief says first', () => {
     for (const what of checks) expect(detailed).toContain(`I checked ${what} next`);
     expect(detailed).toContain('Root cause: the invoice export reads the whole invoices table');
     expect(summary).toContain('Root cause: the invoice export reads the whole invoices table');
+  });
+
+  it('holds both the cause found and the choice made when each is worth a fair share', () => {
+    const context = [
+      '[user]',
+      'The resume of run-52 fails with a shape mismatch for the embedding table. Can you find out why?',
+      '[tool:bash]',
+      '$ git log --oneline -- tokenizers/shared',
+      'a1b2c3d add 4 special tokens for tool calling',
+      '[assistant]',
+      'Confirmed: four special tokens were added to the shared tokenizer after run-52 started, because the run config points at the tokenizer by path (vocab 50000 -> 50004).',
+      'Resizing the embeddings would work mechanically, but the new rows would be dead weight for a run whose data never contains those tokens, and its dashboards would no longer compare with its own first 8,000 steps.',
+      'Pin run-52 to the tokenizer revision it was launched with instead of resizing.',
+      '[tool:bash]',
+      '$ sbatch resume.sh run-52',
+      'Submitted batch job 88121',
+      '[assistant]',
+      'Resumed from step 8,000; the loss continues from 1.71 as before.',
+    ].join('\n');
+    const { brief } = taskLevels(task(context, 'Resume of run-52 fails'), CAPS);
+    expect(brief).toContain('four special tokens were added to the shared tokenizer');
+    expect(brief).toContain('Pin run-52 to the tokenizer revision');
+    expect(codePointLength(brief)).toBeLessThanOrEqual(CAPS.brief);
   });
 
   it('gives an origin gist only when the sentence says something', () => {

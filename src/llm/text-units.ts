@@ -61,7 +61,7 @@ export function lineKind(line: string, inDiff: boolean): UnitKind {
   return 'prose';
 }
 
-const WORDISH_RE = /[\p{L}\s]+/gu;
+const WORDISH_RE = /^[\p{L}\s]$/u;
 const PLAIN_WORD_RE = /^["'(]?\p{L}[\p{Ll}'’-]*[,.;:)"']*$/u;
 
 /**
@@ -79,7 +79,20 @@ function wordy(line: string): boolean {
 /** Lines that are mostly punctuation and digits (data, code) rather than words. */
 function symbolHeavy(line: string): boolean {
   if (line.length < 12) return false;
-  const other = line.replace(WORDISH_RE, '').length;
+  // UTF-16 units that are neither letters nor whitespace (ASCII by its code, the rest by class).
+  let other = 0;
+  for (let i = 0; i < line.length; i++) {
+    const code = line.charCodeAt(i);
+    if (code < 0x80) {
+      const letter = (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+      if (!letter && !(code === 32 || (code >= 9 && code <= 13))) other++;
+      continue;
+    }
+    const point = line.codePointAt(i) ?? code;
+    const width = point > 0xffff ? 2 : 1;
+    if (!WORDISH_RE.test(String.fromCodePoint(point))) other += width;
+    i += width - 1;
+  }
   return other / line.length > 0.4;
 }
 
@@ -108,8 +121,10 @@ const HEADER_LINE_RE =
 function lineAt(text: string, at: number): Line & { next: number } {
   let next = text.indexOf('\n', at);
   if (next < 0) next = text.length;
-  const line = trimmed(text, at, next) ?? { start: at, end: at, text: '' };
-  return { ...line, next: next + 1 };
+  const line = trimmed(text, at, next);
+  return line
+    ? { start: line.start, end: line.end, text: line.text, next: next + 1 }
+    : { start: at, end: at, text: '', next: next + 1 };
 }
 
 /** `text.slice(start, end)` without surrounding whitespace, or undefined when nothing is left. */
