@@ -257,8 +257,8 @@ export class RecallRepo {
          ORDER BY x.rowid ${order} LIMIT :window)`;
     const rows = this.#engine
       .statement(
-        `WITH s AS (SELECT json_extract(value, '$[0]') AS scene, json_extract(value, '$[1]') AS seed
-                    FROM json_each(:seeds))
+        // The seeds are parsed once (MATERIALIZED, `->>`), not once per side and per use.
+        `WITH s AS MATERIALIZED (SELECT value ->> 0 AS scene, value ->> 1 AS seed FROM json_each(:seeds))
          ${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}`,
       )
       .raw()
