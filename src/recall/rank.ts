@@ -43,6 +43,11 @@ interface RankedDoc {
   readonly confidence: number;
   /** The verbatim text behind the row, read once for its confidence (absent when the record is gone). */
   readonly resolved?: ResolvedText | undefined;
+  /**
+   * True when the row is one of the query's own FTS5 matches (its index text holds a query
+   * word); false for rows that only feedback, a neighbour or a topic brought in.
+   */
+  readonly matchesQuery: boolean;
 }
 
 export const DEFAULT_WEIGHTS: RankWeights = {
@@ -100,7 +105,13 @@ export async function rankDocuments(
   if (!match && nearest.length === 0) {
     const recent = await tx.recall.recent(filter, options.limit);
     const texts = await tx.recall.resolve(recent);
-    return recent.map((doc) => ({ doc, score: 0, confidence: 0, resolved: texts.get(doc.rowid) }));
+    return recent.map((doc) => ({
+      doc,
+      score: 0,
+      confidence: 0,
+      resolved: texts.get(doc.rowid),
+      matchesQuery: false,
+    }));
   }
   if (matched.length === 0 && nearest.length === 0) return [];
   const contents = new ContentCache(tx);
@@ -128,12 +139,14 @@ export async function rankDocuments(
   const top = scored.slice(0, options.limit);
   const texts = await tx.recall.resolve(top.map((s) => s.doc));
   const confidence = confidenceOf(statistics, terms);
+  const matchedRows = new Set(read.map((doc) => doc.rowid));
   return top.map((s) => {
     const resolved = texts.get(s.doc.rowid);
     let value: number | undefined;
     return {
       doc: s.doc,
       score: s.score,
+      matchesQuery: matchedRows.has(s.doc.rowid),
       get confidence(): number {
         value ??= resolved === undefined ? 0 : confidence(resolved.text);
         return value;

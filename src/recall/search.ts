@@ -63,6 +63,8 @@ export async function searchIndexIn(
 export interface ResolvedHit {
   readonly hit: SearchHit;
   readonly resolved: ResolvedText;
+  /** True when the row is one of the query's own FTS5 matches (its index text holds a query word). */
+  readonly matchesQuery: boolean;
 }
 
 /**
@@ -79,7 +81,9 @@ export async function searchIndexResolved(store: StoreSeam, options: SearchOptio
     }),
   );
   return ranked.flatMap((entry) =>
-    entry.resolved ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved }] : [],
+    entry.resolved
+      ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
+      : [],
   );
 }
 

@@ -217,7 +217,12 @@ export class ArchiveRepo {
     add('speaker', filter.speaker, 'a.speaker = :speaker');
     if (filter.planSteps)
       add('steps', JSON.stringify(filter.planSteps), 'a.plan_step IN (SELECT value FROM json_each(:steps))');
-    if (filter.ids) add('ids', JSON.stringify(filter.ids), 'a.id IN (SELECT value FROM json_each(:ids))');
+    if (filter.ids) {
+      add('ids', JSON.stringify(filter.ids), 'a.id IN (SELECT value FROM json_each(:ids))');
+      // Records by id are looked up by their primary key: `+` keeps the planner off the
+      // (agent, time) index, which would walk every record of the agent to find a few ids.
+      where[0] = '+a.agent_id = :agent';
+    }
     const order = filter.topicId !== undefined ? 'a.seq DESC' : 'a.created_at DESC, a.id DESC';
     if (filter.contains !== undefined) return this.#queryContaining(where, order, params, filter);
     const rows = this.#engine

@@ -67,25 +67,30 @@ const fromArray = (row: RawDocArray): DocRow => ({
   createdAt: row[8],
 });
 
-// One static statement for every filter combination: an absent filter is bound as NULL.
-const FILTER_SQL = `(d.agent_id = :agent OR d.agent_id IS NULL)
-  AND (:layers IS NULL OR d.layer IN (SELECT value FROM json_each(:layers)))
-  AND (:line IS NULL OR d.line_id = :line)
-  AND (:scene IS NULL OR d.scene_id = :scene)
-  AND (:topic IS NULL OR d.topic_id = :topic)
-  AND (:from IS NULL OR d.created_at >= :from)
-  AND (:to IS NULL OR d.created_at < :to)`;
-
-function filterParams(filter: DocFilter): Record<string, unknown> {
-  return {
-    agent: filter.agentId,
-    layers: filter.layers && filter.layers.length > 0 ? JSON.stringify(filter.layers) : null,
-    line: filter.lineId ?? null,
-    scene: filter.sceneId ?? null,
-    topic: filter.topicId ?? null,
-    from: filter.from ?? null,
-    to: filter.to ?? null,
+/**
+ * The WHERE clause and parameters of a filter: only the conditions in use are written (an
+ * unused `:x IS NULL OR …` still costs its test on every matched row), so each combination of
+ * filters is its own cached statement — a few dozen at most.
+ */
+function filterSql(filter: DocFilter): { sql: string; params: Record<string, unknown> } {
+  const where = ['(d.agent_id = :agent OR d.agent_id IS NULL)'];
+  const params: Record<string, unknown> = { agent: filter.agentId };
+  const add = (key: string, value: unknown, clause: string): void => {
+    if (value === undefined || value === null) return;
+    where.push(clause);
+    params[key] = value;
   };
+  add(
+    'layers',
+    filter.layers && filter.layers.length > 0 ? JSON.stringify(filter.layers) : undefined,
+    'd.layer IN (SELECT value FROM json_each(:layers))',
+  );
+  add('line', filter.lineId, 'd.line_id = :line');
+  add('scene', filter.sceneId, 'd.scene_id = :scene');
+  add('topic', filter.topicId, 'd.topic_id = :topic');
+  add('from', filter.from, 'd.created_at >= :from');
+  add('to', filter.to, 'd.created_at < :to');
+  return { sql: where.join(' AND '), params };
 }
 
 /** An archive record's words and speaker. */
@@ -132,17 +137,29 @@ export class RecallRepo {
     // FTS5 ranks its matches itself (BM25, `ORDER BY rank`) and hands them over best first; the
     // CROSS JOIN keeps that order, so only rows up to the limit are looked up and filtered, and
     // no sort of the joined rows is needed.
+    const where = filterSql(filter);
     const rows = this.#engine
       .statement(
         `SELECT ${DOC_COLUMNS}, -f.rank AS bm25
          FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH :match ORDER BY rank LIMIT -1) f
          CROSS JOIN search_docs d ON d.rowid = f.rowid
-         WHERE ${FILTER_SQL}
+         WHERE ${where.sql}
          ORDER BY f.rank LIMIT :limit`,
       )
       .raw()
-      .all({ ...filterParams(filter), match, limit }) as RawDocArray[];
-    return rows.map((row) => ({ ...fromArray(row), bm25: (row[9] as number | null) ?? 0 }));
+      .all({ ...where.params, match, limit }) as RawDocArray[];
+    return rows.map((row) => ({
+      rowid: row[0],
+      agentId: row[1],
+      layer: row[2],
+      ref: row[3],
+      part: row[4],
+      lineId: row[5],
+      sceneId: row[6],
+      topicId: row[7],
+      createdAt: row[8],
+      bm25: (row[9] as number | null) ?? 0,
+    }));
   }
 
   /** The bare FTS5 floor: rowids matching `match`, best first (benchmarks compare against it). */
@@ -164,12 +181,13 @@ export class RecallRepo {
 
   /** Index rows that pass `filter`, newest first (recall without query words). */
   recent(filter: DocFilter, limit: number): DocRow[] {
+    const where = filterSql(filter);
     const rows = this.#engine
       .statement(
-        `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE ${FILTER_SQL}
+        `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE ${where.sql}
          ORDER BY d.created_at DESC, d.rowid DESC LIMIT :limit`,
       )
-      .all({ ...filterParams(filter), limit }) as RawDoc[];
+      .all({ ...where.params, limit }) as RawDoc[];
     return rows.map(toDoc);
   }
 
@@ -239,8 +257,8 @@ export class RecallRepo {
          ORDER BY x.rowid ${order} LIMIT :window)`;
     const rows = this.#engine
       .statement(
-        `WITH s AS (SELECT json_extract(value, '$[0]') AS scene, json_extract(value, '$[1]') AS seed
-                    FROM json_each(:seeds))
+        // The seeds are parsed once (MATERIALIZED, `->>`), not once per side and per use.
+        `WITH s AS MATERIALIZED (SELECT value ->> 0 AS scene, value ->> 1 AS seed FROM json_each(:seeds))
          ${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}`,
       )
       .raw()

@@ -5,12 +5,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import { matchExpression, queryTerms } from '../../src/recall/query.js';
-import { searchIndex } from '../../src/recall/search.js';
+import { searchIndex, searchIndexResolved } from '../../src/recall/search.js';
+import { stem, tokenize } from '../../src/recall/query.js';
 
 /** A small seeded vocabulary: a few common words, many rarer ones, so queries hit many records. */
 const COMMON = ['deploy', 'server', 'review', 'budget', 'meeting', 'client'];
 const RARE = Array.from({ length: 60 }, (_, i) => `topic${i}`);
 const T0 = Date.UTC(2025, 0, 1);
+const words = fc.array(fc.oneof(fc.constantFrom(...COMMON), fc.constantFrom(...RARE)), {
+  minLength: 1,
+  maxLength: 4,
+});
 
 let dir: string;
 let db: MemoryDB;
@@ -64,6 +69,31 @@ describe('searchArchive fast path', () => {
     );
   });
 
+  it("marks the query's own FTS5 matches, which hold a query word (searchArchive skips their check)", async () => {
+    const agentId = db.primary().info().id;
+    let others = 0;
+    await fc.assert(
+      fc.asyncProperty(words, async (w) => {
+        const query = w.join(' ');
+        const stems = new Set(queryTerms(query).map((t) => t.stem));
+        const ranked = await searchIndexResolved(db.store, {
+          agentId,
+          query,
+          layers: ['archive'],
+          limit: 200,
+        });
+        for (const item of ranked) {
+          const holds = tokenize(item.resolved.text).some((word) => stems.has(stem(word)));
+          if (item.matchesQuery) expect(holds).toBe(true);
+          else others++;
+        }
+      }),
+      { numRuns: 30, seed: 14 },
+    );
+    // Neighbours and feedback bring in rows the query did not match: the flag tells them apart.
+    expect(others).toBeGreaterThan(0);
+  });
+
   it('widens when a condition rejects most ranked records, and still finds them', async () => {
     const agent = db.primary();
     const text = `${COMMON[0]} ${RARE[3]}`;
@@ -73,11 +103,6 @@ describe('searchArchive fast path', () => {
     expect(fast.map((r) => r.id)).toEqual(full.slice(0, 10).map((r) => r.id));
     expect(fast.every((r) => r.kind === 'utterance')).toBe(true);
   });
-});
-
-const words = fc.array(fc.oneof(fc.constantFrom(...COMMON), fc.constantFrom(...RARE)), {
-  minLength: 1,
-  maxLength: 4,
 });
 
 describe('ranking reads', () => {
@@ -111,28 +136,63 @@ describe('ranking reads', () => {
       `SELECT d.rowid AS rowid, -bm25(search_fts) AS bm25
        FROM search_fts JOIN search_docs d ON d.rowid = search_fts.rowid
        WHERE search_fts MATCH ? AND (d.agent_id = ? OR d.agent_id IS NULL) AND (? IS NULL OR d.layer = ?)
+         AND (? IS NULL OR d.scene_id = ?) AND (? IS NULL OR d.created_at >= ?) AND (? IS NULL OR d.created_at < ?)
        ORDER BY bm25 DESC`,
     );
+    const scenes = store.engine
+      .statement('SELECT DISTINCT scene_id FROM search_docs WHERE scene_id IS NOT NULL')
+      .pluck()
+      .all() as string[];
+    // Every combination of filters is its own statement (only the conditions in use are written).
     fc.assert(
-      fc.property(words, fc.integer({ min: 1, max: 400 }), fc.boolean(), (w, limit, archiveOnly) => {
-        const match = matchExpression(queryTerms(w.join(' ')).map((t) => t.word)) as string;
-        const layer = archiveOnly ? 'archive' : null;
-        const all = reference.all(match, agentId, layer, layer) as { rowid: number; bm25: number }[];
-        const got = store.engine.read('t', () =>
-          store.direct.recall.match(match, { agentId, layers: archiveOnly ? ['archive'] : undefined }, limit),
-        );
-        expect(got.length).toBe(Math.min(limit, all.length));
-        // Same scores in the same order; rows tied at a score may come in another order.
-        expect(got.map((d) => d.bm25)).toEqual(all.slice(0, got.length).map((r) => r.bm25));
-        const cut = got.at(-1)?.bm25;
-        const strict = (rows: readonly { rowid: number; bm25: number }[]) =>
-          rows
-            .filter((r) => r.bm25 !== cut)
-            .map((r) => r.rowid)
-            .sort((x, y) => x - y);
-        expect(strict(got)).toEqual(strict(all.slice(0, got.length)));
-      }),
-      { numRuns: 60, seed: 14 },
+      fc.property(
+        words,
+        fc.integer({ min: 1, max: 400 }),
+        fc.boolean(),
+        fc.option(fc.constantFrom(...scenes), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: undefined }),
+        (w, limit, archiveOnly, sceneId, fromOffset, toOffset) => {
+          const match = matchExpression(queryTerms(w.join(' ')).map((t) => t.word)) as string;
+          const layer = archiveOnly ? 'archive' : null;
+          const from = fromOffset === undefined ? undefined : T0 + fromOffset;
+          const to = toOffset === undefined ? undefined : T0 + toOffset;
+          const scene = sceneId ?? null;
+          const all = reference.all(
+            match,
+            agentId,
+            layer,
+            layer,
+            scene,
+            scene,
+            from ?? null,
+            from ?? null,
+            to ?? null,
+            to ?? null,
+          ) as {
+            rowid: number;
+            bm25: number;
+          }[];
+          const got = store.engine.read('t', () =>
+            store.direct.recall.match(
+              match,
+              { agentId, layers: archiveOnly ? ['archive'] : undefined, sceneId, from, to },
+              limit,
+            ),
+          );
+          expect(got.length).toBe(Math.min(limit, all.length));
+          // Same scores in the same order; rows tied at a score may come in another order.
+          expect(got.map((d) => d.bm25)).toEqual(all.slice(0, got.length).map((r) => r.bm25));
+          const cut = got.at(-1)?.bm25;
+          const strict = (rows: readonly { rowid: number; bm25: number }[]) =>
+            rows
+              .filter((r) => r.bm25 !== cut)
+              .map((r) => r.rowid)
+              .sort((x, y) => x - y);
+          expect(strict(got)).toEqual(strict(all.slice(0, got.length)));
+        },
+      ),
+      { numRuns: 80, seed: 14 },
     );
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
 import { queryTerms, stem, tokenize } from '../../recall/query.js';
-import { searchIndex } from '../../recall/search.js';
+import { searchIndexResolved } from '../../recall/search.js';
 import { MAX_SEARCH_LIMIT } from '../../core/model/recall.js';
 import type { ArchiveWrite } from '../../store/archive-repo.js';
 import {
@@ -115,7 +115,8 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
   const wanted = filter.ids === undefined ? undefined : new Set(filter.ids);
   const stems = queryTerms(text).map((term) => term.stem);
   const search = async (limit: number): Promise<{ records: ArchiveRecord[]; exhausted: boolean }> => {
-    const hits = await searchIndex(context.store, {
+    // Hits with lazy confidences (only their order is used here) and whether FTS5 matched them.
+    const hits = await searchIndexResolved(context.store, {
       agentId: context.agentId,
       query: text,
       layers: ['archive'],
@@ -127,9 +128,10 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       // pass's order is the head of the widened pass's.
       limit,
     });
-    const ranked = hits
-      .filter((hit) => hit.layer === 'archive')
-      .map((hit) => Number(hit.ref))
+    const archive = hits.filter((item) => item.hit.layer === 'archive');
+    const matched = new Set(archive.filter((item) => item.matchesQuery).map((item) => Number(item.hit.ref)));
+    const ranked = archive
+      .map((item) => Number(item.hit.ref))
       .filter((id) => wanted === undefined || wanted.has(id));
     if (ranked.length === 0) return { records: [], exhausted: true };
     const records = await context.store.read('searchArchive', (tx) =>
@@ -138,7 +140,10 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
     const byId = new Map(records.map((record) => [record.id, record]));
     const found = ranked
       .map((id) => byId.get(String(id)))
-      .filter((record): record is ArchiveRecord => record !== undefined && holdsAny(record, stems))
+      .filter(
+        (record): record is ArchiveRecord =>
+          record !== undefined && (matched.has(Number(record.id)) || holdsAny(record, stems)),
+      )
       .slice(0, parsed.limit);
     return { records: found, exhausted: hits.length < limit };
   };
@@ -154,6 +159,8 @@ const FIRST_PASS_MIN = 30;
 
 // The recall index also ranks a record's neighbours (context for recall); as a condition, text
 // matches only records whose own indexed text (speaker or event type, and content) holds a query word.
+// The query's own FTS5 matches hold one by definition; only the rows ranking brought in otherwise
+// (feedback, neighbours, topics) are tokenized here.
 function holdsAny(record: ArchiveRecord, stems: readonly string[]): boolean {
   const own = new Set(tokenize(archiveIndexText(record)).map(stem));
   return stems.some((s) => own.has(s));
