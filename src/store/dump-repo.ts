@@ -8,7 +8,9 @@
  * - `leases`: coordination of background work between live processes, meaningless elsewhere;
  * - the FTS5 index (`search_fts`, contentless, so its text cannot be read back) and its
  *   vocabulary view: rebuilt on import from `search_docs` and the verbatim tables, with the
- *   same text each layer indexes.
+ *   same text each layer indexes;
+ * - the substring index of knowledge nodes (`kg_node_text`, contentless too): rebuilt on
+ *   import from `kg_nodes`.
  *
  * The recall vectors (`search_vec`, an sqlite-vec table that exists once an embedder was
  * configured) are dumped as rows of `rowid`, `agent_id` and the raw float32 `embedding`, with
@@ -33,6 +35,7 @@ import {
 import { parseJsonOr } from '../core/json.js';
 import type { FileChange } from '../core/model/radial.js';
 import { TOPIC_UTTERANCES_SQL } from './conversation-rows.js';
+import { fillKnowledgeText, KNOWLEDGE_TEXT_TABLE } from './knowledge-search-text.js';
 
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
@@ -40,7 +43,11 @@ export const DUMP_VERSION = 1;
 /** Tables left out of a dump (see the module comment). */
 export const TRANSIENT_TABLES: ReadonlySet<string> = new Set(['leases']);
 /** Virtual tables a dump knows how to do without: rebuilt (FTS) or derived (vocabulary). */
-const DERIVED_VIRTUAL_TABLES: ReadonlySet<string> = new Set(['search_fts', 'search_vocab']);
+const DERIVED_VIRTUAL_TABLES: ReadonlySet<string> = new Set([
+  'search_fts',
+  'search_vocab',
+  KNOWLEDGE_TEXT_TABLE,
+]);
 /** The sqlite-vec table of recall vectors, dumped through its own columns. */
 export const VECTOR_TABLE = 'search_vec';
 const VECTOR_COLUMNS = ['rowid', 'agent_id', 'embedding'] as const;
@@ -621,6 +628,7 @@ export function importDump(
     assertCounts(header, counts);
     assertReferencesHold(engine);
     const indexRows = rebuildIndexText(engine);
+    fillKnowledgeText((sql) => engine.statement(sql));
     options.onProgress?.(done, total);
     return { schemaVersion: header.schemaVersion, tables: header.tables.length, rows: done, indexRows };
   });

@@ -28,6 +28,14 @@ import {
 } from './knowledge-rows.js';
 
 import type { KnowledgeNodeFields } from './knowledge-rows.js';
+import {
+  asciiNeedle,
+  KNOWLEDGE_TEXT_TABLE,
+  knowledgeTextColumns,
+  knowledgeTextQuery,
+  nodeHoldsAt,
+  type NeedlePlace,
+} from './knowledge-search-text.js';
 
 export type { KnowledgeNodeFields };
 
@@ -81,13 +89,15 @@ export interface KnowledgeNodeFilter {
   readonly ids?: readonly string[] | undefined;
   readonly titles?: readonly string[] | undefined;
   /**
-   * A cheap pre-filter for substring search, applied in SQL: a lower-case, printable-ASCII
-   * needle without `"` or a backslash. Keeps every row whose text (title, type, content, keywords,
-   * observations) holds it ignoring ASCII case, and every row holding U+0130 or U+212A (the only
-   * characters whose JavaScript lower case is ASCII), so no row a JavaScript
-   * `toLowerCase().includes()` test would accept is dropped. Callers confirm in JavaScript.
+   * A lower-cased needle: keeps the rows whose text (title, type, content, a keyword, an
+   * observation), lower-cased by JavaScript, holds it at {@link KnowledgeNodeFilter.textPlace}
+   * (exactly what {@link nodeHoldsAt} accepts). Read through the trigram index `kg_node_text`
+   * when the needle has at least three characters; shorter ones are pre-filtered in SQL
+   * (printable ASCII) or not at all, then tested in JavaScript.
    */
   readonly textContains?: string | undefined;
+  /** Where the needle must be (default `anywhere`). */
+  readonly textPlace?: NeedlePlace | undefined;
 }
 
 // A node's searchable text in SQL (fields joined by newlines; lists as their JSON text).
@@ -225,20 +235,29 @@ export class KnowledgeRepo {
       where.push('n.title IN (SELECT value FROM json_each(?))');
       params.push(JSON.stringify(filter.titles));
     }
-    if (filter.textContains !== undefined) {
+    const needle = filter.textContains;
+    const place = filter.textPlace ?? 'anywhere';
+    const indexed = needle === undefined ? undefined : knowledgeTextQuery(needle, place);
+    if (indexed !== undefined) {
+      where.push(
+        `n.seq IN (SELECT rowid FROM ${KNOWLEDGE_TEXT_TABLE} WHERE ${KNOWLEDGE_TEXT_TABLE} MATCH ?)`,
+      );
+      params.push(indexed);
+    } else if (needle !== undefined && asciiNeedle(needle) !== undefined) {
       // U+0130 lower-cases to "i" + a combining dot and U+212A to "k": a row holding one can only
       // match a needle that holds that letter, so the (costly) extra scans are skipped otherwise.
       const alternatives = [`instr(lower(${NODE_TEXT}), ?) > 0`];
-      if (filter.textContains.includes('i')) alternatives.push(`instr(${NODE_TEXT}, char(304)) > 0`);
-      if (filter.textContains.includes('k')) alternatives.push(`instr(${NODE_TEXT}, char(8490)) > 0`);
+      if (needle.includes('i')) alternatives.push(`instr(${NODE_TEXT}, char(304)) > 0`);
+      if (needle.includes('k')) alternatives.push(`instr(${NODE_TEXT}, char(8490)) > 0`);
       where.push(`(${alternatives.join(' OR ')})`);
-      params.push(filter.textContains);
+      params.push(needle);
     }
     const sql = `SELECT ${NODE_COLUMNS} FROM kg_nodes n ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY n.seq`;
     const out: KnowledgeNode[] = [];
     if (limit <= 0) return out;
     for (const row of this.#engine.statement(sql).iterate(...params) as IterableIterator<RawNode>) {
       const node = toNode(row);
+      if (needle !== undefined && !nodeHoldsAt(node, needle, place)) continue;
       if (!accept(node)) continue;
       out.push(node);
       if (out.length >= limit) break;
@@ -395,7 +414,7 @@ export class KnowledgeRepo {
         chunk.now,
         chunk.now,
       );
-    this.#indexNode(node.id, node.title, fields, chunk.now);
+    this.#indexNode(node.id, node.title, fields, chunk.now, false);
     result.created.push(node.id);
   }
 
@@ -414,10 +433,35 @@ export class KnowledgeRepo {
         now,
         existing.id,
       );
-    this.#indexNode(existing.id, existing.title, fields, existing.createdAt);
+    this.#indexNode(existing.id, existing.title, fields, existing.createdAt, true);
   }
 
-  #indexNode(id: string, title: string, fields: KnowledgeNodeFields, createdAt: number): void {
+  /** Writes the node's row of the substring index, replacing the one it had. */
+  #indexText(id: string, title: string, fields: KnowledgeNodeFields, replacing: boolean): void {
+    if (replacing) this.#unindexText(id);
+    this.#engine
+      .statement(
+        `INSERT INTO ${KNOWLEDGE_TEXT_TABLE} (rowid, title, type, content, keywords, observations)
+         SELECT seq, ?, ?, ?, ?, ? FROM kg_nodes WHERE id = ?`,
+      )
+      .run(...knowledgeTextColumns(title, fields), id);
+  }
+
+  /** Removes the node's row of the substring index (before the node row goes). */
+  #unindexText(id: string): void {
+    this.#engine
+      .statement(`DELETE FROM ${KNOWLEDGE_TEXT_TABLE} WHERE rowid = (SELECT seq FROM kg_nodes WHERE id = ?)`)
+      .run(id);
+  }
+
+  #indexNode(
+    id: string,
+    title: string,
+    fields: KnowledgeNodeFields,
+    createdAt: number,
+    replacing: boolean,
+  ): void {
+    this.#indexText(id, title, fields, replacing);
     this.#index.upsert({
       layer: 'knowledge',
       ref: id,
@@ -516,6 +560,11 @@ export class KnowledgeRepo {
         .pluck()
         .all(graphId) as string[];
       for (const id of nodeIds) this.#index.remove('knowledge', id);
+      this.#engine
+        .statement(
+          `DELETE FROM ${KNOWLEDGE_TEXT_TABLE} WHERE rowid IN (SELECT seq FROM kg_nodes WHERE graph_id = ?)`,
+        )
+        .run(graphId);
       const nodes = this.#engine.statement('DELETE FROM kg_nodes WHERE graph_id = ?').run(graphId).changes;
       const scenes = this.#engine
         .statement('UPDATE scenes SET knowledge_id = NULL WHERE knowledge_id = ?')
@@ -549,6 +598,7 @@ export class KnowledgeRepo {
           .all(id) as string[];
         for (const edgeId of edgeIds) edgesDeleted += this.#deleteEdge(edgeId);
         this.#index.remove('knowledge', id);
+        this.#unindexText(id);
         this.#engine.statement('DELETE FROM kg_nodes WHERE id = ?').run(id);
         this.#touchGraph(node.graphId, now);
         deleted.push(id);

@@ -10,7 +10,7 @@ import type { Awaitable, KnowledgeRepository, StoreSeam, StoreTx } from '../../s
 import { canonicalMembers, edgeIdFor, graphIdFor, nodeIdFor } from './ids.js';
 import { resolveNodeFields } from './merge.js';
 import { toItemError, type ItemBatch } from '../../core/model/knowledge-items.js';
-import { nodeMentions, rankNodes, sqlNeedle } from './node-search.js';
+import { rankNodes } from './node-search.js';
 import type {
   KnowledgeBatch,
   KnowledgeDeleteReport,
@@ -250,11 +250,8 @@ export class KnowledgeGraphs {
 
   /** Nodes meeting every given condition, in insertion order. */
   queryNodes(query: KnowledgeNodeQuery): Promise<KnowledgeNode[]> {
+    // The repository keeps exactly the nodes holding the keyword (JavaScript case folding).
     const lowered = query.keyword?.toLowerCase();
-    const accept =
-      lowered === undefined
-        ? (): boolean => true
-        : (node: KnowledgeNode): boolean => nodeMentions(node, lowered);
     return this.#read('knowledge query', (repo) =>
       repo.scanNodes(
         {
@@ -262,9 +259,9 @@ export class KnowledgeGraphs {
           type: query.type,
           ids: query.ids,
           titles: query.titles,
-          textContains: lowered === undefined ? undefined : sqlNeedle(lowered),
+          textContains: lowered,
         },
-        accept,
+        () => true,
         query.limit ?? Number.POSITIVE_INFINITY,
       ),
     );

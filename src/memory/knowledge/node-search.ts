@@ -1,6 +1,7 @@
 import { queryTerms } from '../../recall/query.js';
 import { searchIndexIn } from '../../recall/search.js';
 import type { StoreTx } from '../../store/seam.js';
+import { knowledgeTextQuery, type NeedlePlace } from '../../store/knowledge-search-text.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
 
 /** The repositories a knowledge search reads, inside the caller's read transaction. */
@@ -29,15 +30,6 @@ export function nodeMentions(node: KnowledgeNode, lowered: string): boolean {
   );
 }
 
-/**
- * The needle the repository may pre-filter with in SQL (see `KnowledgeNodeFilter.textContains`),
- * or `undefined` when the query holds characters that SQLite's ASCII-only `lower()` or the
- * JSON encoding of lists would not match as JavaScript does.
- */
-export function sqlNeedle(lowered: string): string | undefined {
-  return /^[\x20-\x7e]+$/u.test(lowered) && !/["\\]/u.test(lowered) ? lowered : undefined;
-}
-
 /** How many index hits are blended into the ranking. */
 const INDEX_CANDIDATES = 200;
 
@@ -63,13 +55,27 @@ async function indexRelevance(tx: NodeSearchReads, query: string): Promise<Map<s
   return relevance;
 }
 
+/** A candidate of the ranking: its score, and whether it matched by words only. */
+interface Ranked {
+  readonly score: number;
+  readonly wordsOnly: boolean;
+}
+
+/** The places of the substring tiers the fast path reads, best first. */
+const TIER_PLACES: readonly (readonly [number, NeedlePlace])[] = [
+  [3, 'title-equals'],
+  [2, 'title-not-equal'],
+  [1, 'not-title'],
+];
+
 /**
  * Ranks knowledge nodes for a free-text query. Candidates are every node holding the query as
  * a case-insensitive substring of its title, type, content, a keyword or an observation (what
  * the MCP memory server returns, so nothing it would find is missed) plus every node the
  * recall index matches word by word (BM25, stems, CJK segmentation). The score is a tier
  * (3 title equals the query, 2 title holds it, 1 another field holds it, 0 words only) plus
- * the index relevance (0..1). An empty query lists every node, in insertion order.
+ * the index relevance (0..1); equal scores keep insertion order, substring matches before
+ * word-only ones. An empty query lists every node, in insertion order.
  */
 export async function rankNodes(
   tx: NodeSearchReads,
@@ -78,33 +84,73 @@ export async function rankNodes(
 ): Promise<KnowledgeSearchHit[]> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const repo = tx.knowledge;
-  {
-    if (query.trim().length === 0) {
-      const all = await repo.scanNodes({ graphId: options.graphId }, () => true, limit);
-      return all.map((node) => ({ node, score: 0 }));
-    }
-    const lowered = query.toLowerCase();
-    // A query without a word (`*`, `?`, `!!!`) matches by substring only: the index would
-    // otherwise list its newest rows, which answer nothing.
-    const relevance =
-      queryTerms(query).length > 0 ? await indexRelevance(tx, query) : new Map<string, number>();
-    const bySubstring = await repo.scanNodes(
-      { graphId: options.graphId, textContains: sqlNeedle(lowered) },
-      (node) => nodeMentions(node, lowered),
-      Number.POSITIVE_INFINITY,
-    );
-    const held = new Set(bySubstring.map((node) => node.id));
-    const byWords = (await repo.nodesByIds([...relevance.keys()].filter((id) => !held.has(id)))).filter(
-      (node) => options.graphId === undefined || node.graphId === options.graphId,
-    );
-    const hits = [
-      ...bySubstring.map((node) => ({
-        node,
-        score: substringTier(node, lowered) + (relevance.get(node.id) ?? 0),
-      })),
-      ...byWords.map((node) => ({ node, score: relevance.get(node.id) ?? 0 })),
-    ];
-    // A stable sort keeps insertion order among equal scores.
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  if (query.trim().length === 0) {
+    const all = await repo.scanNodes({ graphId: options.graphId }, () => true, limit);
+    return all.map((node) => ({ node, score: 0 }));
   }
+  const lowered = query.toLowerCase();
+  // A query without a word (`*`, `?`, `!!!`) matches by substring only: the index would
+  // otherwise list its newest rows, which answer nothing.
+  const relevance =
+    queryTerms(query).length > 0 ? await indexRelevance(tx, query) : new Map<string, number>();
+  if (Number.isFinite(limit) && knowledgeTextQuery(lowered, 'anywhere') !== undefined) {
+    return topRanked(tx, lowered, relevance, { graphId: options.graphId, limit });
+  }
+  const bySubstring = await repo.scanNodes(
+    { graphId: options.graphId, textContains: lowered },
+    () => true,
+    Number.POSITIVE_INFINITY,
+  );
+  const held = new Set(bySubstring.map((node) => node.id));
+  const byWords = (await repo.nodesByIds([...relevance.keys()].filter((id) => !held.has(id)))).filter(
+    (node) => options.graphId === undefined || node.graphId === options.graphId,
+  );
+  const hits = [
+    ...bySubstring.map((node) => ({
+      node,
+      score: substringTier(node, lowered) + (relevance.get(node.id) ?? 0),
+    })),
+    ...byWords.map((node) => ({ node, score: relevance.get(node.id) ?? 0 })),
+  ];
+  // A stable sort keeps insertion order among equal scores.
+  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/**
+ * The best `limit` hits of {@link rankNodes} without reading every substring match: the nodes
+ * the index scored (at most {@link INDEX_CANDIDATES}) with their tier, and of every tier the
+ * first `limit` other nodes in insertion order (their score is the tier alone, so later ones
+ * cannot rank higher), each tier read through the trigram index. Same hits, same order as the
+ * full ranking.
+ */
+async function topRanked(
+  tx: NodeSearchReads,
+  lowered: string,
+  relevance: ReadonlyMap<string, number>,
+  options: { graphId: string | undefined; limit: number },
+): Promise<KnowledgeSearchHit[]> {
+  const repo = tx.knowledge;
+  const { graphId, limit } = options;
+  const ranked = new Map<string, Ranked>();
+  for (const node of await repo.nodesByIds([...relevance.keys()])) {
+    if (graphId !== undefined && node.graphId !== graphId) continue;
+    const tier = nodeMentions(node, lowered) ? substringTier(node, lowered) : 0;
+    ranked.set(node.id, { score: tier + (relevance.get(node.id) ?? 0), wordsOnly: tier === 0 });
+  }
+  for (const [tier, place] of TIER_PLACES) {
+    const nodes = await repo.scanNodes(
+      { graphId, textContains: lowered, textPlace: place },
+      (node) => !relevance.has(node.id),
+      limit,
+    );
+    for (const node of nodes) ranked.set(node.id, { score: tier, wordsOnly: false });
+  }
+  // Insertion order first, then a stable sort by score (substring matches before word-only ones).
+  const nodes = await repo.nodesByIds([...ranked.keys()]);
+  const rank = (node: KnowledgeNode): Ranked => ranked.get(node.id) ?? { score: 0, wordsOnly: true };
+  return nodes
+    .map((node) => ({ node, ...rank(node) }))
+    .sort((a, b) => b.score - a.score || Number(a.wordsOnly) - Number(b.wordsOnly))
+    .slice(0, limit)
+    .map(({ node, score }) => ({ node, score }));
 }

@@ -4,9 +4,17 @@ import { v2Radial } from './002-radial.js';
 import { v3Conversation } from './003-conversation.js';
 import { v4Knowledge } from './004-knowledge.js';
 import { v5Index } from './005-index.js';
+import { v6KnowledgeSearch } from './006-knowledge-search.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
-export const MIGRATIONS: readonly Migration[] = [v1Core, v2Radial, v3Conversation, v4Knowledge, v5Index];
+export const MIGRATIONS: readonly Migration[] = [
+  v1Core,
+  v2Radial,
+  v3Conversation,
+  v4Knowledge,
+  v5Index,
+  v6KnowledgeSearch,
+];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

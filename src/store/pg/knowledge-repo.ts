@@ -32,6 +32,7 @@ import {
   type RawGraph,
   type RawNode,
 } from '../knowledge-rows.js';
+import { asciiNeedle, nodeHoldsAt } from '../knowledge-search-text.js';
 import type { IndexRepository, KnowledgeRepository } from '../seam.js';
 import { first, int, sqlState, withSavepoint } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
@@ -155,11 +156,18 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
     if (filter.type !== undefined) where.push(`n.type = ${bind(filter.type)}`);
     if (filter.ids !== undefined) where.push(`n.id = ANY(${bind([...filter.ids])}::text[])`);
     if (filter.titles !== undefined) where.push(`n.title = ANY(${bind([...filter.titles])}::text[])`);
-    if (filter.textContains !== undefined) {
-      // As in SQLite: ASCII-only folding, plus the two characters whose JavaScript lower case is ASCII.
-      const alternatives = [`strpos(lower(${NODE_TEXT} COLLATE "C"), ${bind(filter.textContains)}) > 0`];
-      if (filter.textContains.includes('i')) alternatives.push(`strpos(${NODE_TEXT}, chr(304)) > 0`);
-      if (filter.textContains.includes('k')) alternatives.push(`strpos(${NODE_TEXT}, chr(8490)) > 0`);
+    const needle = filter.textContains;
+    const place = filter.textPlace ?? 'anywhere';
+    const ascii = needle === undefined ? undefined : asciiNeedle(needle);
+    if (ascii !== undefined) {
+      // ASCII-only folding (what the trigram index kg_nodes_text_trgm holds), plus the two
+      // characters whose JavaScript lower case is ASCII (each a partial index); then the exact
+      // JavaScript test below, so the rows are SQLite's.
+      const alternatives = [
+        `lower(${NODE_TEXT} COLLATE "C") LIKE ${bind(`%${ascii.replace(/[%_]/g, '\\$&')}%`)}`,
+      ];
+      if (ascii.includes('i')) alternatives.push(`strpos(${NODE_TEXT}, chr(304)) > 0`);
+      if (ascii.includes('k')) alternatives.push(`strpos(${NODE_TEXT}, chr(8490)) > 0`);
       where.push(`(${alternatives.join(' OR ')})`);
     }
     const out: KnowledgeNode[] = [];
@@ -172,6 +180,7 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
       const { rows } = await this.#db.query<RawNode & { seq: unknown }>(sql, [...values, last]);
       for (const row of rows) {
         const found = node(row);
+        if (needle !== undefined && !nodeHoldsAt(found, needle, place)) continue;
         if (!accept(found)) continue;
         out.push(found);
         if (out.length >= limit) return out;

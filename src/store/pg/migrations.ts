@@ -6,6 +6,7 @@ import { dreamSchema } from './schema/dream.js';
 import { engramSchema } from './schema/engram.js';
 import { indexSchema } from './schema/index.js';
 import { knowledgeSchema } from './schema/knowledge.js';
+import { knowledgeSearchSchema } from './schema/knowledge-search.js';
 import { radialSchema } from './schema/radial.js';
 
 /** One forward-only step of a memory's PostgreSQL schema. */
@@ -35,6 +36,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ...dreamSchema,
     ],
   },
+  { version: 6, name: 'knowledge-search', statements: knowledgeSearchSchema },
 ];
 
 /** The schema version this build writes. */
