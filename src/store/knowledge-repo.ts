@@ -150,6 +150,13 @@ export class KnowledgeRepo {
     return row ? toGraph(row) : undefined;
   }
 
+  /** The id of the graph labelled `label` (no counts: cheaper than {@link KnowledgeRepo.graphByLabel}). */
+  graphIdByLabel(label: string): string | undefined {
+    return this.#engine.statement('SELECT id FROM kg_graphs WHERE label = ?').pluck().get(label) as
+      | string
+      | undefined;
+  }
+
   /** True when some graph holds this id. */
   graphIdTaken(graphId: string): boolean {
     return this.#engine.statement('SELECT 1 FROM kg_graphs WHERE id = ?').get(graphId) !== undefined;
@@ -239,9 +246,7 @@ export class KnowledgeRepo {
     const place = filter.textPlace ?? 'anywhere';
     const indexed = needle === undefined ? undefined : knowledgeTextQuery(needle, place);
     if (indexed !== undefined) {
-      where.push(
-        `n.seq IN (SELECT rowid FROM ${KNOWLEDGE_TEXT_TABLE} WHERE ${KNOWLEDGE_TEXT_TABLE} MATCH ?)`,
-      );
+      where.push(`${KNOWLEDGE_TEXT_TABLE} MATCH ?`);
       params.push(indexed);
     } else if (needle !== undefined && asciiNeedle(needle) !== undefined) {
       // U+0130 lower-cases to "i" + a combining dot and U+212A to "k": a row holding one can only
@@ -252,7 +257,14 @@ export class KnowledgeRepo {
       where.push(`(${alternatives.join(' OR ')})`);
       params.push(needle);
     }
-    const sql = `SELECT ${NODE_COLUMNS} FROM kg_nodes n ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY n.seq`;
+    // With the trigram index the matches drive the read (FTS5 hands them over in rowid order, so
+    // a limited scan stops early); otherwise the nodes are read in order and filtered.
+    const from =
+      indexed === undefined
+        ? 'kg_nodes n'
+        : `${KNOWLEDGE_TEXT_TABLE} CROSS JOIN kg_nodes n ON n.seq = ${KNOWLEDGE_TEXT_TABLE}.rowid`;
+    const order = indexed === undefined ? 'n.seq' : `${KNOWLEDGE_TEXT_TABLE}.rowid`;
+    const sql = `SELECT ${NODE_COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`;
     const out: KnowledgeNode[] = [];
     if (limit <= 0) return out;
     for (const row of this.#engine.statement(sql).iterate(...params) as IterableIterator<RawNode>) {

@@ -201,6 +201,11 @@ export class KnowledgeGraphs {
     return this.#read('knowledge info', (repo) => repo.graphByLabel(label));
   }
 
+  /** The id of the graph labelled `label`, if any. */
+  idByLabel(label: string): Promise<string | undefined> {
+    return this.#read('knowledge info', (repo) => repo.graphIdByLabel(label));
+  }
+
   list(): Promise<KnowledgeGraphInfo[]> {
     return this.#read('knowledge list', (repo) => repo.listGraphs());
   }

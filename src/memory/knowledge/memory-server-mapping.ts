@@ -117,7 +117,7 @@ export class MemoryServerMapping {
   }
 
   async #graphId(graphs = this.#graphs): Promise<string | undefined> {
-    return (await graphs.infoByLabel(this.#label))?.id;
+    return graphs.idByLabel(this.#label);
   }
 
   async #nodesNamed(graphId: string, names: readonly string[]): Promise<Map<string, KnowledgeNode>> {

@@ -100,6 +100,9 @@ describe.skipIf(reason !== '')('PgKnowledgeRepo gives what KnowledgeRepo gives',
     await same((r) => r.knowledge.listGraphs());
     await same((r) => r.knowledge.graph('g1'));
     await same((r) => r.knowledge.graphByLabel('Alpha'));
+    const alpha = await same((r) => r.knowledge.graphByLabel('Alpha'));
+    expect(await same((r) => r.knowledge.graphIdByLabel('Alpha'))).toBe(alpha?.id);
+    expect(await same((r) => r.knowledge.graphIdByLabel('Nobody'))).toBeUndefined();
     expect(await same((r) => r.knowledge.graphIdTaken('nope'))).toBe(false);
     await same((r) => r.knowledge.nodesOfGraph('g1'));
     await same((r) => r.knowledge.edgesOfGraph('g1'));
@@ -166,6 +169,10 @@ describe.skipIf(reason !== '')('PgKnowledgeRepo gives what KnowledgeRepo gives',
       { textContains: 'istanbul' },
       { textContains: 'kelvin k' },
       { textContains: 'k1' },
+      { textContains: 'i̇stanbul' },
+      { textContains: 'ana', textPlace: 'title-equals' as const },
+      { textContains: 'an', textPlace: 'title-not-equal' as const },
+      { textContains: 'obs', textPlace: 'not-title' as const },
     ]) {
       await same((r) => r.knowledge.scanNodes(filter, all, 10));
     }

@@ -93,6 +93,10 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
     return row ? graph(row) : undefined;
   }
 
+  async graphIdByLabel(label: string): Promise<string | undefined> {
+    return (await first<{ id: string }>(this.#db, 'SELECT id FROM kg_graphs WHERE label = $1', [label]))?.id;
+  }
+
   async graphIdTaken(graphId: string): Promise<boolean> {
     return (await first(this.#db, 'SELECT 1 FROM kg_graphs WHERE id = $1', [graphId])) !== undefined;
   }
