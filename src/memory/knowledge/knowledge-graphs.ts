@@ -333,8 +333,9 @@ async function planImport(
 }
 
 async function resolveTarget(repo: KnowledgeRepository, label: string): Promise<GraphTarget> {
-  const existing = await repo.graphByLabel(label);
-  if (existing) return { id: existing.id, label, exists: true };
+  // The id alone: the graph's counts (a count of every node and edge) are not needed here.
+  const existing = await repo.graphIdByLabel(label);
+  if (existing !== undefined) return { id: existing, label, exists: true };
   for (let attempt = 0; attempt < MAX_GRAPH_ID_ATTEMPTS; attempt++) {
     const id = graphIdFor(label, attempt);
     if (!(await repo.graphIdTaken(id))) return { id, label, exists: false };
