@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import {
+  backgroundOf,
+  matchWords,
+  relatedForms,
+  termCredit,
+  vectorConfidence,
+  VECTOR_CONFIDENCE_CAP,
+  wordsOf,
+} from './navigation-rank.js';
+import { stem } from '../../recall/query.js';
+
+const term = (word: string, weight = 1): { word: string; stem: string; weight: number } => ({
+  word,
+  stem: stem(word),
+  weight,
+});
+
+describe('navigation: words of a node', () => {
+  it('credits a related form of a word, less than the word itself', () => {
+    const words = wordsOf('We restored the formatting speed; the translation of the toggle was missing.');
+    expect(termCredit(stem('formatting'), words)).toBe(1);
+    const formatter = termCredit(stem('formatter'), words);
+    expect(formatter).toBeGreaterThan(0);
+    expect(formatter).toBeLessThan(1);
+    // A negating affix keeps the subject: "untranslated" is about the translation.
+    expect(termCredit(stem('untranslated'), words)).toBeGreaterThan(0);
+    // Short or unrelated words earn nothing.
+    expect(termCredit(stem('speedy'), wordsOf('a spec'))).toBe(0);
+    expect(termCredit(stem('format'), wordsOf('the forum was down'))).toBe(0);
+    expect(termCredit(stem('cats'), wordsOf('category'))).toBe(0);
+  });
+
+  it('tells related forms from words that only start alike', () => {
+    expect(relatedForms('format', 'formatt')).toBe(true);
+    expect(relatedForms('translat', 'translation')).toBe(true);
+    expect(relatedForms('migrat', 'migrain')).toBe(false);
+    expect(relatedForms('cat', 'catalog')).toBe(false);
+  });
+
+  it("weighs the question's words by their information and counts adjacent pairs", () => {
+    const node = wordsOf('The nightly export crashed on timestamp precision after the upgrade.');
+    const match = matchWords(
+      [term('export', 3), term('precision', 3), term('weekly', 1)],
+      'weekly export precision',
+      node,
+    );
+    expect(match.coverage).toBeCloseTo(6 / 7, 5);
+    // "weekly export" is not in the node, "export precision" is not adjacent there.
+    expect(match.pairs).toBe(0);
+    const adjacent = matchWords([term('timestamp'), term('precision')], 'timestamp precision', node);
+    expect(adjacent).toEqual({ coverage: 1, pairs: 1 });
+    expect(matchWords([], '', node)).toEqual({ coverage: 0, pairs: 0 });
+  });
+});
+
+describe('navigation: confidence of a match by meaning', () => {
+  it('is 0 at the background, grows with the similarity above it, and is capped', () => {
+    expect(vectorConfidence(0.2, 0.2)).toBe(0);
+    expect(vectorConfidence(0.1, 0.2)).toBe(0);
+    const low = vectorConfidence(0.4, 0.2);
+    const high = vectorConfidence(0.8, 0.2);
+    expect(low).toBeGreaterThan(0);
+    expect(high).toBeGreaterThan(low);
+    expect(vectorConfidence(1, 0.2)).toBe(VECTOR_CONFIDENCE_CAP);
+    expect(vectorConfidence(1, 1)).toBe(0);
+  });
+
+  it('takes the background from enough neighbours only', () => {
+    expect(backgroundOf([0.9, 0.1])).toBe(0);
+    expect(backgroundOf([0.9, 0.3, 0.2, 0.2, 0.1, 0.1, 0.1, 0.05, 0.0])).toBe(0.1);
+    expect(backgroundOf([-0.5, -0.4, -0.3, -0.2, -0.2, -0.1, -0.1, -0.1])).toBe(0);
+  });
+});
