@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   backgroundOf,
-  matchWords,
+  matchText,
+  queryWords,
   relatedForms,
-  termCredit,
   vectorConfidence,
   VECTOR_CONFIDENCE_CAP,
-  wordsOf,
 } from './navigation-rank.js';
 import { stem } from '../../recall/query.js';
 
@@ -18,17 +17,20 @@ const term = (word: string, weight = 1): { word: string; stem: string; weight: n
 
 describe('navigation: words of a node', () => {
   it('credits a related form of a word, less than the word itself', () => {
-    const words = wordsOf('We restored the formatting speed; the translation of the toggle was missing.');
-    expect(termCredit(stem('formatting'), words)).toBe(1);
-    const formatter = termCredit(stem('formatter'), words);
+    const credit = (word: string, text: string): number =>
+      matchText(queryWords([term(word)], word), text).coverage;
+    const text = 'We restored the formatting speed; the translation of the toggle was missing.';
+    expect(credit('formatting', text)).toBe(1);
+    expect(credit('formatted', text)).toBe(1);
+    const formatter = credit('formatter', text);
     expect(formatter).toBeGreaterThan(0);
     expect(formatter).toBeLessThan(1);
     // A negating affix keeps the subject: "untranslated" is about the translation.
-    expect(termCredit(stem('untranslated'), words)).toBeGreaterThan(0);
+    expect(credit('untranslated', text)).toBeGreaterThan(0);
     // Short or unrelated words earn nothing.
-    expect(termCredit(stem('speedy'), wordsOf('a spec'))).toBe(0);
-    expect(termCredit(stem('format'), wordsOf('the forum was down'))).toBe(0);
-    expect(termCredit(stem('cats'), wordsOf('category'))).toBe(0);
+    expect(credit('speedy', 'a spec')).toBe(0);
+    expect(credit('format', 'the forum was down')).toBe(0);
+    expect(credit('cats', 'category')).toBe(0);
   });
 
   it('tells related forms from words that only start alike', () => {
@@ -39,18 +41,20 @@ describe('navigation: words of a node', () => {
   });
 
   it("weighs the question's words by their information and counts adjacent pairs", () => {
-    const node = wordsOf('The nightly export crashed on timestamp precision after the upgrade.');
-    const match = matchWords(
-      [term('export', 3), term('precision', 3), term('weekly', 1)],
-      'weekly export precision',
+    const node = 'The nightly export crashed on timestamp precision after the upgrade.';
+    const match = matchText(
+      queryWords([term('export', 3), term('precision', 3), term('weekly', 1)], 'weekly export precision'),
       node,
     );
     expect(match.coverage).toBeCloseTo(6 / 7, 5);
     // "weekly export" is not in the node, "export precision" is not adjacent there.
     expect(match.pairs).toBe(0);
-    const adjacent = matchWords([term('timestamp'), term('precision')], 'timestamp precision', node);
+    const adjacent = matchText(
+      queryWords([term('timestamp'), term('precision')], 'timestamp precision'),
+      node,
+    );
     expect(adjacent).toEqual({ coverage: 1, pairs: 1 });
-    expect(matchWords([], '', node)).toEqual({ coverage: 0, pairs: 0 });
+    expect(matchText(queryWords([], ''), node)).toEqual({ coverage: 0, pairs: 0 });
   });
 });
 

@@ -108,7 +108,12 @@ export async function readNavigationCandidates(
     weight: idf(statistics.frequency(term.stem), statistics.documents),
   }));
   const match = matchExpression(chosen.map((term) => term.word));
-  const rows = match ? await tx.recall.match(match, filter, wanted * PARTS_PER_NODE) : [];
+  const rows = match
+    ? await tx.radial.matchNodeRows(options.agentId, match, {
+        lineId: options.lineId,
+        limit: wanted * PARTS_PER_NODE,
+      })
+    : [];
   const byNode = new Map<string, { bm25: number; similarity: number | undefined }>();
   for (const row of rows) {
     const entry = byNode.get(row.ref) ?? { bm25: 0, similarity: undefined };
@@ -187,14 +192,6 @@ export function vectorConfidence(similarity: number, background: number): number
 /** Highest confidence a vector-only match reports. */
 export const VECTOR_CONFIDENCE_CAP = 0.8;
 
-/** The words of a node as compared with a question: every stem, and adjacent content-word pairs. */
-export interface NodeWords {
-  readonly stems: ReadonlySet<string>;
-  readonly pairs: ReadonlySet<string>;
-  /** Alphabetic stems of at least {@link RELATED_PREFIX} letters, by their first ones (for related forms). */
-  readonly byPrefix: ReadonlyMap<string, readonly string[]>;
-}
-
 /** The texts of a node a question is compared with, whole. */
 export function nodeTexts(record: NodeRecord, fullContext: string): string {
   const files = parseJsonOr<FileChange[]>(record.fileChanges, []).map((f) => `${f.path} ${f.diffSummary}`);
@@ -207,30 +204,6 @@ export function nodeTexts(record: NodeRecord, fullContext: string): string {
     record.sDetailed ?? '',
     sliceCodePoints(fullContext, COMPARED_CHARS),
   ].join('\n');
-}
-
-/** The stems and content-word pairs of a text (one pass over its words). */
-export function wordsOf(text: string): NodeWords {
-  const stems = new Set<string>();
-  const pairs = new Set<string>();
-  const byPrefix = new Map<string, string[]>();
-  let previous: string | undefined;
-  for (const token of tokenize(text)) {
-    const stemmed = stem(token);
-    if (!stems.has(stemmed)) {
-      stems.add(stemmed);
-      if (stemmed.length >= RELATED_PREFIX && /^[a-z]+$/u.test(stemmed)) {
-        const key = stemmed.slice(0, RELATED_PREFIX);
-        const list = byPrefix.get(key);
-        if (list) list.push(stemmed);
-        else byPrefix.set(key, [stemmed]);
-      }
-    }
-    if (isStopWord(token)) continue;
-    if (previous !== undefined) pairs.add(`${previous} ${stemmed}`);
-    previous = stemmed;
-  }
-  return { stems, pairs, byPrefix };
 }
 
 /** True when two different stems are forms of one word (one begins the other, or both share a long beginning). */
@@ -253,36 +226,81 @@ function withoutAffix(stemmed: string): string | undefined {
   return undefined;
 }
 
-/** How much of `term` a node holds: 1 for the stem itself, {@link RELATED_CREDIT} for a related form. */
-export function termCredit(term: string, words: NodeWords): number {
-  if (words.stems.has(term)) return 1;
-  if (!/^[a-z]+$/u.test(term) || term.length < RELATED_PREFIX) return 0;
-  for (const form of [term, withoutAffix(term)]) {
-    if (form === undefined) continue;
-    if (words.stems.has(form)) return RELATED_CREDIT;
-    for (const candidate of words.byPrefix.get(form.slice(0, RELATED_PREFIX)) ?? [])
-      if (relatedForms(form, candidate)) return RELATED_CREDIT;
+/**
+ * A question's words prepared for comparing many node texts with it in one pass each: its
+ * weighted terms by stem and by their first letters (for related forms, with and without a
+ * leading affix), and its adjacent content-word pairs.
+ */
+export interface QueryWords {
+  readonly terms: readonly WeightedTerm[];
+  readonly total: number;
+  readonly byStem: ReadonlyMap<string, number>;
+  readonly byPrefix: ReadonlyMap<string, readonly { readonly index: number; readonly form: string }[]>;
+  readonly pairs: ReadonlySet<string>;
+}
+
+/** Prepares `terms` (the question's searched words) and the question's word pairs. */
+export function queryWords(terms: readonly WeightedTerm[], query: string): QueryWords {
+  const byStem = new Map<string, number>();
+  const byPrefix = new Map<string, { index: number; form: string }[]>();
+  terms.forEach((term, index) => {
+    byStem.set(term.stem, index);
+    if (!/^[a-z]+$/u.test(term.stem)) return;
+    for (const form of [term.stem, withoutAffix(term.stem)]) {
+      if (form === undefined || form.length < RELATED_PREFIX) continue;
+      const key = form.slice(0, RELATED_PREFIX);
+      byPrefix.set(key, [...(byPrefix.get(key) ?? []), { index, form }]);
+    }
+  });
+  const pairs = new Set<string>();
+  let previous: string | undefined;
+  for (const token of tokenize(query)) {
+    if (isStopWord(token)) continue;
+    const stemmed = stem(token);
+    if (previous !== undefined) pairs.add(`${previous} ${stemmed}`);
+    previous = stemmed;
   }
-  return 0;
+  return { terms, total: terms.reduce((sum, t) => sum + t.weight, 0), byStem, byPrefix, pairs };
 }
 
 /** How a node matches a question's words. */
 export interface WordMatch {
-  /** The information-weighted share of the question's words the node holds (0..1). */
+  /**
+   * The information-weighted share of the question's words the node holds (0..1): a word
+   * counts whole when the node holds it (any inflection), {@link RELATED_CREDIT} when it holds
+   * a related form only (`formatter` ~ `formatting`, `untranslated` ~ `translation`).
+   */
   readonly coverage: number;
   /** The share of the question's adjacent content-word pairs the node holds adjacent too (0..1). */
   readonly pairs: number;
 }
 
-/** Compares the question's words with a node's (see {@link WordMatch}). */
-export function matchWords(terms: readonly WeightedTerm[], query: string, words: NodeWords): WordMatch {
-  const total = terms.reduce((sum, t) => sum + t.weight, 0);
+/** Compares a node's text with the question, in one pass over the text's words. */
+export function matchText(question: QueryWords, text: string): WordMatch {
+  const credit = new Float64Array(question.terms.length);
+  const pairs = new Set<string>();
+  let previous: string | undefined;
+  for (const token of tokenize(text)) {
+    const stemmed = stem(token);
+    const exact = question.byStem.get(stemmed);
+    if (exact !== undefined) credit[exact] = 1;
+    else if (stemmed.length >= RELATED_PREFIX) {
+      for (const { index, form } of question.byPrefix.get(stemmed.slice(0, RELATED_PREFIX)) ?? []) {
+        if ((credit[index] ?? 0) < RELATED_CREDIT && relatedForms(form, stemmed))
+          credit[index] = RELATED_CREDIT;
+      }
+    }
+    if (isStopWord(token)) continue;
+    if (previous !== undefined && question.pairs.size > 0) {
+      const pair = `${previous} ${stemmed}`;
+      if (question.pairs.has(pair)) pairs.add(pair);
+    }
+    previous = stemmed;
+  }
   let found = 0;
-  for (const term of terms) found += term.weight * termCredit(term.stem, words);
-  const queryPairs = [...wordsOf(query).pairs];
-  const held = queryPairs.filter((pair) => words.pairs.has(pair)).length;
+  question.terms.forEach((term, i) => (found += term.weight * (credit[i] ?? 0)));
   return {
-    coverage: total > 0 ? Math.min(1, found / total) : 0,
-    pairs: queryPairs.length > 0 ? held / queryPairs.length : 0,
+    coverage: question.total > 0 ? Math.min(1, found / question.total) : 0,
+    pairs: question.pairs.size > 0 ? pairs.size / question.pairs.size : 0,
   };
 }

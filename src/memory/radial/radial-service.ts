@@ -11,11 +11,11 @@ import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
 import { verificationCandidates, verifiesByMeaning } from './verification-candidates.js';
 import {
-  matchWords,
+  matchText,
   nodeTexts,
+  queryWords,
   readNavigationCandidates,
   vectorConfidence,
-  wordsOf,
 } from './navigation-rank.js';
 import {
   computeSummaries,
@@ -429,11 +429,11 @@ export class RadialService {
       }),
     );
     const bestBm25 = Math.max(1e-9, ...read.candidates.map((c) => c.bm25));
+    const question = queryWords(read.terms, query);
     const ranked: Scored[] = [];
     const unscored: string[] = [];
     for (const candidate of read.candidates) {
-      const words = wordsOf(nodeTexts(candidate.record, candidate.fullContext));
-      const match = matchWords(read.terms, query, words);
+      const match = matchText(question, nodeTexts(candidate.record, candidate.fullContext));
       const byMeaning =
         candidate.similarity === undefined || read.background === undefined
           ? 0
