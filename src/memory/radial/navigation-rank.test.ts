@@ -8,6 +8,7 @@ import {
   VECTOR_CONFIDENCE_CAP,
 } from './navigation-rank.js';
 import { stem } from '../../recall/query.js';
+import { openTempMemory, task } from '../../../test/helpers/radial.js';
 
 const term = (word: string, weight = 1): { word: string; stem: string; weight: number } => ({
   word,
@@ -74,5 +75,33 @@ describe('navigation: confidence of a match by meaning', () => {
     expect(backgroundOf([0.9, 0.1])).toBe(0);
     expect(backgroundOf([0.9, 0.3, 0.2, 0.2, 0.1, 0.1, 0.1, 0.05, 0.0])).toBe(0.1);
     expect(backgroundOf([-0.5, -0.4, -0.3, -0.2, -0.2, -0.1, -0.1, -0.1])).toBe(0);
+  });
+});
+
+describe('navigation: candidates in a crowded index', () => {
+  it("finds the agent's node when other agents' rows match the question better", async () => {
+    const { db } = await openTempMemory();
+    const other = (await db.agent('other')).radial;
+    await other.createLine('x');
+    // Many strong matches of another agent: all of FTS5's first rows belong to it.
+    for (let i = 0; i < 60; i++)
+      await other.completeTask(
+        task('x', `Cache eviction cache policy ${i}`, {
+          fullContext: 'cache cache eviction cache eviction policy cache',
+          conversationSummary: 'cache eviction',
+        }),
+      );
+    const mine = db.primary().radial;
+    await mine.createLine('y');
+    const node = await mine.completeTask(
+      task('y', 'Notes on the build', {
+        fullContext:
+          'A long page about the build pipeline that mentions the cache once, among many other words.',
+      }),
+    );
+    const session = await mine.navigate('cache eviction', { confidenceThreshold: 0 });
+    expect(session?.node.id).toBe(node.id);
+    expect(session?.candidates).toHaveLength(1);
+    await db.close();
   });
 });

@@ -84,7 +84,7 @@ interface Scored {
 const CURRENT_RE =
   /\b(?:now|today|latest|current(?:ly)?|still|these days|at the moment|nowadays|anymore)\b/iu;
 const PAST_RE =
-  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then)\b/iu;
+  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then|did\b[^.!?]*\buse to)\b/iu;
 /** Candidates within this share of the best key count as the same subject for a time question. */
 const SAME_SUBJECT = 0.7;
 /** How much a time question moves the newest (or oldest) matching candidate up. */
