@@ -62,7 +62,7 @@ const VOCABULARY: readonly string[] = (() => {
 })();
 
 type Rng = () => number;
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
+export const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
 const word = (rng: Rng): string => VOCABULARY[Math.floor(Math.pow(rng(), 2.2) * VOCABULARY.length)] as string;
 
 function sentence(rng: Rng): string {
@@ -79,7 +79,7 @@ function prose(rng: Rng, minChars: number, maxChars: number): string {
 }
 
 /** A deterministic synthetic task like the spec's workload (1–2 KB context, ~450-char summary). */
-function syntheticTask(seed: number, lineId: string): CompleteTaskInput {
+export function syntheticTask(seed: number, lineId: string): CompleteTaskInput {
   const rng = seededRandom(seed);
   const files = Array.from({ length: 1 + Math.floor(rng() * 4) }, () => ({
     path: `src/${word(rng)}/${word(rng)}.ts`,
@@ -98,7 +98,7 @@ function syntheticTask(seed: number, lineId: string): CompleteTaskInput {
 }
 
 /** Summaries of the right sizes without running a summariser (used only to seed large stores fast). */
-function cheapSummaries(task: CompleteTaskInput): NonNullable<CompleteTaskInput['summaries']> {
+export function cheapSummaries(task: CompleteTaskInput): NonNullable<CompleteTaskInput['summaries']> {
   const text = `${task.taskLabel}. ${task.conversationSummary} ${task.fullContext}`;
   return {
     origin: truncateText(task.taskLabel, 80),
@@ -108,9 +108,9 @@ function cheapSummaries(task: CompleteTaskInput): NonNullable<CompleteTaskInput[
   };
 }
 
-const LINES = 10;
+export const LINES = 10;
 
-async function seed(db: MemoryDB, nodes: number, log: (line: string) => void): Promise<void> {
+export async function seed(db: MemoryDB, nodes: number, log: (line: string) => void): Promise<void> {
   const radial = db.primary().radial;
   for (let l = 0; l < LINES; l++) await radial.createLine(`line${l}`, `Line ${l}`, `Task domain ${l}`);
   const started = Date.now();

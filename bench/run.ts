@@ -26,6 +26,7 @@ export const BENCH_MODULES: readonly {
 }[] = [
   { name: 'floor', file: './floor.js', exportName: 'runFloor' },
   { name: 'radial', file: './radial.js', exportName: 'runRadial' },
+  { name: 'navigation', file: './navigation.js', exportName: 'runNavigation' },
   { name: 'turn', file: './turn.js', exportName: 'runTurn' },
   { name: 'knowledge', file: './knowledge.js', exportName: 'runKnowledge' },
   { name: 'recall', file: './recall.js', exportName: 'runRecall' },

@@ -96,10 +96,12 @@ export type ExtendTaskInput = z.input<typeof extendTaskSchema>;
 export type DetailLevelInput = z.input<typeof levelSchema>;
 
 /**
- * Default `confidenceThreshold` of `navigate`. Confidence is the recall index's calibrated
- * share of the query's information (IDF-weighted words) found in the node, so a question whose
- * only informative word matches ("what happens when someone forgets their password?") scores
- * about 0.1–0.2 against the right node; HedgehogMemory's 0.25 was on its plain word-share scale.
+ * Default `confidenceThreshold` of `navigate`. Confidence is the calibrated share of the query's
+ * information (IDF-weighted words) found in the node, or, with an embedder, how far the node's
+ * similarity in meaning stands above an unrelated node's (whichever is higher), so a question
+ * whose only informative word matches ("what happens when someone forgets their password?")
+ * scores about 0.1–0.2 against the right node; HedgehogMemory's 0.25 was on its plain
+ * word-share scale.
  */
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.1;
 

@@ -26,6 +26,19 @@ export interface SummaryColumns {
   readonly detailed: string | null;
 }
 
+/** A radial recall-index row matched by a navigation (see {@link RadialRepo.matchNodeRows}). */
+export interface NodeRowMatch {
+  /** The node id. */
+  readonly ref: string;
+  /** `label`, `conversation`, `summary` or `full`. */
+  readonly part: string;
+  /** BM25 score, higher is better. */
+  readonly bm25: number;
+}
+
+/** Widest FTS5 window a navigation reads before it reads every match. */
+const MATCH_WINDOW_MAX = 200_000;
+
 /** A node to insert. */
 export interface NewNode {
   readonly id: string;
@@ -293,6 +306,48 @@ export class RadialRepo {
         .statement(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.id = ? AND n.agent_id = ?`)
         .get(nodeId, agentId) as RawNode | undefined;
       return row ? toNode(row) : undefined;
+    });
+  }
+
+  /**
+   * The agent's radial recall-index rows matching the FTS5 expression `match` (built by
+   * src/recall/query.ts, never user text), best BM25 first, at most `limit`: for navigation.
+   * FTS5 picks its best rows first (`bm25()` ordered with a limit, a top-N sort, not a sort of
+   * every match), and only those are joined with their provenance and filtered; when fewer than
+   * `limit` of them are the agent's radial rows (a memory holding other agents or conversation
+   * rows) and FTS5 had more, the window grows 16-fold, at last to every match.
+   */
+  matchNodeRows(
+    agentId: number,
+    match: string,
+    options: { readonly lineId: string | undefined; readonly limit: number },
+  ): NodeRowMatch[] {
+    const statement = this.#engine.statement(
+      `SELECT d.ref, d.part, -f.score AS bm25
+       FROM (SELECT rowid, bm25(search_fts) AS score FROM search_fts WHERE search_fts MATCH :match
+             ORDER BY score LIMIT :window) f
+       CROSS JOIN search_docs d ON d.rowid = f.rowid
+       WHERE d.layer = 'radial' AND d.agent_id = :agent AND (:line IS NULL OR d.line_id = :line)
+       ORDER BY f.score LIMIT :limit`,
+    );
+    const matched = this.#engine.statement(
+      'SELECT count(*) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH :match LIMIT :window)',
+    );
+    return this.#engine.read('navigate', () => {
+      const limit = Math.max(1, Math.floor(options.limit));
+      for (let window = limit * 2; ; window *= 16) {
+        const unbounded = window > MATCH_WINDOW_MAX;
+        const rows = statement.all({
+          match,
+          window: unbounded ? -1 : window,
+          agent: agentId,
+          line: options.lineId ?? null,
+          limit,
+        }) as NodeRowMatch[];
+        if (unbounded || rows.length >= limit) return rows;
+        // Fewer than asked for: final only when FTS5 has no more matches beyond the window.
+        if ((matched.pluck().get({ match, window }) as number) < window) return rows;
+      }
     });
   }
 

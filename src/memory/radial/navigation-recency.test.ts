@@ -9,6 +9,9 @@ describe('navigation and time', () => {
     expect(timeOfQuestion('what did we use originally for hashing?')).toBe('past');
     expect(timeOfQuestion('what were the thresholds before the change?')).toBe('past');
     expect(timeOfQuestion('how are passwords hashed?')).toBe('none');
+    // "did … use to" asks about the past; "what do we use to …" does not.
+    expect(timeOfQuestion('which queue did the mailer use to rely on?')).toBe('past');
+    expect(timeOfQuestion('what do we use to hash passwords?')).toBe('none');
   });
 
   it('finds the task that migrated a thing for "now", the one that set it up for "originally"', async () => {
@@ -35,6 +38,26 @@ describe('navigation and time', () => {
     expect(now?.node.id).toBe(migration.id);
     const before = await radial.navigate('how were passwords hashed originally?', { confidenceThreshold: 0 });
     expect(before?.node.id).toBe(setup.id);
+    await db.close();
+  });
+
+  it('gives a near tie to the newer node, and "used to" to the older one', async () => {
+    const { db } = await openTempMemory();
+    const radial = db.primary().radial;
+    await radial.createLine('ops', 'Operations');
+    const text = {
+      fullContext: 'The deploy pipeline pushes images to the registry and rolls the web tier.',
+      conversationSummary: 'Deploy pipeline notes.',
+    };
+    const older = await radial.completeTask(task('ops', 'Deploy pipeline notes', text));
+    const newer = await radial.completeTask(task('ops', 'Deploy pipeline notes', text));
+    const tie = await radial.navigate('deploy pipeline registry', { confidenceThreshold: 0 });
+    expect(tie?.node.id).toBe(newer.id);
+    expect(tie?.candidates.map((c) => c.node.id)).toEqual([newer.id, older.id]);
+    const past = await radial.navigate('how did the deploy pipeline use to reach the registry?', {
+      confidenceThreshold: 0,
+    });
+    expect(past?.node.id).toBe(older.id);
     await db.close();
   });
 });

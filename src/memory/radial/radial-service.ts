@@ -1,16 +1,22 @@
 import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
-import { searchIndex } from '../../recall/search.js';
+import { backfillEmbeddings } from '../../recall/vectors.js';
 import type { LineOverview, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
 import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
-import type { SearchHit } from '../../core/model/recall.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../core/text-analysis.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
 import { verificationCandidates, verifiesByMeaning } from './verification-candidates.js';
+import {
+  matchText,
+  nodeTexts,
+  queryWords,
+  readNavigationCandidates,
+  vectorConfidence,
+} from './navigation-rank.js';
 import {
   computeSummaries,
   resolveSummaries,
@@ -57,8 +63,8 @@ export interface FillReport {
 
 /** How many earlier nodes a session view lists. */
 const EARLIER_SHOWN = 8;
-/** How many hits per node (label, conversation, summary, full) a navigation asks the index for. */
-const PARTS_PER_NODE = 4;
+/** Index rows embedded before a navigation at most, so vectors catch up while latency stays bounded. */
+const NAVIGATE_BACKFILL = 64;
 /** At most this many nodes per navigation get a second opinion from `verifyMatch`. */
 const CONFIRM_TOP = 3;
 
@@ -66,6 +72,8 @@ interface Scored {
   readonly node: RadialNode;
   confidence: number;
   readonly lexical: number;
+  /** Share of the question's adjacent word pairs the node holds adjacent too. */
+  readonly pairs: number;
   /** Commit order across the agent's nodes (higher = newer). */
   readonly seq: number;
   /** 0 for the oldest candidate … 1 for the newest. */
@@ -76,7 +84,7 @@ interface Scored {
 const CURRENT_RE =
   /\b(?:now|today|latest|current(?:ly)?|still|these days|at the moment|nowadays|anymore)\b/iu;
 const PAST_RE =
-  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then)\b/iu;
+  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then|did\b[^.!?]*\buse to)\b/iu;
 /** Candidates within this share of the best key count as the same subject for a time question. */
 const SAME_SUBJECT = 0.7;
 /** How much a time question moves the newest (or oldest) matching candidate up. */
@@ -115,28 +123,12 @@ function withRecency(ranked: Scored[], query: string): Map<Scored, number> {
 }
 
 /**
- * The hits of a navigation search grouped per node. A node's confidence is its best part's
- * (calibrated, what is shown); its rank score adds up its parts' (label, caller summary, full
- * context), as BM25F does for fields: a node whose label and context both hold the question's
- * words goes before one whose context alone holds them as strongly.
+ * Rank key: the calibrated confidence (the share of the question's information the node holds,
+ * or its similarity in meaning) first, the part-weighted BM25 score (relative to the best) second,
+ * the question's word pairs the node holds adjacent too third.
  */
-export function nodeScores(
-  hits: readonly Pick<SearchHit, 'ref' | 'confidence' | 'score'>[],
-): Map<string, { confidence: number; score: number }> {
-  const byNode = new Map<string, { confidence: number; score: number }>();
-  for (const hit of hits) {
-    const seen = byNode.get(hit.ref);
-    byNode.set(hit.ref, {
-      confidence: Math.max(seen?.confidence ?? 0, hit.confidence),
-      score: (seen?.score ?? 0) + Math.max(0, hit.score),
-    });
-  }
-  return byNode;
-}
-
-/** Rank key: calibrated confidence first, the BM25 score (relative to the best) second. */
 function keyOf(entry: Scored): number {
-  return 0.6 * entry.confidence + 0.4 * entry.lexical;
+  return 0.6 * entry.confidence + 0.3 * entry.lexical + 0.1 * entry.pairs;
 }
 
 /**
@@ -405,13 +397,17 @@ export class RadialService {
   // ---- navigation ------------------------------------------------------------------------
 
   /**
-   * Every node matching `query`, ranked (no early stop): recall-index hits over labels,
-   * conversation summaries, summaries and full contexts are grouped per node; a node's
-   * confidence is its best part's calibrated confidence (0..1, comparable across queries), and
-   * nodes are ordered by a blend of that confidence and the BM25 rank score. On near ties the
-   * newer node wins; a question about the current state ("now", "latest", "still") moves the
-   * newest node of the matching subject up, one about the past ("before", "originally") the
-   * oldest ({@link timeOfQuestion}).
+   * The best nodes for `query` (see src/memory/radial/navigation-rank.ts): candidates come from
+   * the recall index in FTS5's BM25 order (label, caller summary, summary and full context rows,
+   * weighted per part) and, when an embedder is configured, from the nearest vectors; each
+   * candidate is then compared with the question as a whole node. A node's confidence (0..1,
+   * comparable across queries, independent of any threshold) is the information-weighted share
+   * of the question's words it holds (related forms count in part), or, found by meaning, how far
+   * its similarity stands above an unrelated node's ({@link vectorConfidence}), whichever is
+   * higher. Nodes are ordered by a blend of that confidence, the part-weighted BM25 score and the
+   * question's word pairs the node holds. On near ties the newer node wins; a question about the
+   * current state ("now", "latest", "still") moves the newest node of the matching subject up,
+   * one about the past ("before", "originally") the oldest ({@link timeOfQuestion}).
    *
    * With `confirmBelow`, the summariser's `verifyMatch` is asked about at most
    * {@link CONFIRM_TOP} of the best nodes whose confidence is under it (a language model thus
@@ -422,29 +418,37 @@ export class RadialService {
     query: string,
     options: { lineId?: string | undefined; limit: number; confirmBelow?: number | undefined },
   ): Promise<RankedNode[]> {
-    const hits = await searchIndex(this.#ctx.store, {
-      agentId: this.#agentId,
-      query,
-      layers: ['radial'],
-      lineId: options.lineId,
-      limit: Math.min(1000, options.limit * PARTS_PER_NODE),
-      embedder: this.#ctx.embedder,
-    });
-    const byNode = nodeScores(hits);
-    const bestScore = Math.max(1e-9, ...[...byNode.values()].map((v) => v.score));
-    const found = await this.#read('navigate', (repo) => repo.nodesByIds(this.#agentId, [...byNode.keys()]));
-    const records = new Map(found.map((r) => [r.id, r]));
+    const queryVector = await this.#queryVector(query);
+    const read = await this.#read('navigate', (_repo, tx) =>
+      readNavigationCandidates(tx, {
+        agentId: this.#agentId,
+        query,
+        lineId: options.lineId,
+        limit: options.limit,
+        queryVector,
+      }),
+    );
+    const bestBm25 = Math.max(1e-9, ...read.candidates.map((c) => c.bm25));
+    const question = queryWords(read.terms, query);
     const ranked: Scored[] = [];
     const unscored: string[] = [];
-    for (const [id, value] of byNode) {
-      const record = records.get(id);
-      if (record && value.confidence <= 0) unscored.push(id);
-      if (!record || value.confidence <= 0) continue;
+    for (const candidate of read.candidates) {
+      const match = matchText(question, nodeTexts(candidate.record, candidate.fullContext));
+      const byMeaning =
+        candidate.similarity === undefined || read.background === undefined
+          ? 0
+          : vectorConfidence(candidate.similarity, read.background);
+      const confidence = Math.max(match.coverage, byMeaning);
+      if (confidence <= 0) {
+        unscored.push(candidate.record.id);
+        continue;
+      }
       ranked.push({
-        node: toNode(record),
-        confidence: value.confidence,
-        lexical: Math.max(0, value.score / bestScore),
-        seq: record.seq,
+        node: toNode(candidate.record),
+        confidence,
+        lexical: candidate.bm25 / bestBm25,
+        pairs: match.pairs,
+        seq: candidate.record.seq,
         recency: 0,
       });
     }
@@ -454,7 +458,7 @@ export class RadialService {
     };
     order();
     if (options.confirmBelow !== undefined) {
-      const extra = await this.#extraCandidates(options.lineId, ranked, unscored, byNode);
+      const extra = await this.#extraCandidates(options.lineId, ranked, unscored);
       await this.#confirm(query, [...ranked.slice(0, CONFIRM_TOP), ...extra], options.confirmBelow);
       ranked.push(...extra.filter((entry) => entry.confidence > 0));
       order();
@@ -465,6 +469,27 @@ export class RadialService {
   }
 
   /**
+   * The question's vector, when an embedder is configured: a few pending index rows are embedded
+   * first (as recall does, so vectors catch up with the memory), then the question, provided the
+   * file's vectors come from the same model. A failing embedder leaves navigation to the words.
+   */
+  async #queryVector(query: string): Promise<Float32Array | undefined> {
+    const embedder = this.#ctx.embedder;
+    if (!embedder || query.trim().length === 0) return undefined;
+    try {
+      if (!this.#ctx.store.readOnly)
+        await backfillEmbeddings(this.#ctx.store, embedder, { limit: NAVIGATE_BACKFILL });
+      const model = await this.#read('navigate', (_repo, tx) => tx.vectors.model());
+      if (!model || model.modelId !== embedder.modelId || model.dimensions !== embedder.dimensions)
+        return undefined;
+      const [vector] = await embedder.embed([query]);
+      return vector;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Candidates beyond the scored ones, when `verifyMatch` judges meaning (a model) or vectors
    * are searched: see {@link verificationCandidates}. Kept apart from the ranking above.
    */
@@ -472,14 +497,12 @@ export class RadialService {
     lineId: string | undefined,
     ranked: readonly Scored[],
     unscored: readonly string[],
-    byNode: ReadonlyMap<string, { score: number }>,
   ): Promise<Scored[]> {
     if (!verifiesByMeaning(this.#ctx)) return [];
-    const byScore = [...unscored].sort((a, b) => (byNode.get(b)?.score ?? 0) - (byNode.get(a)?.score ?? 0));
     const found = await this.#read('navigate', async (repo) => {
       const ids = await verificationCandidates(repo, this.#agentId, {
         lineId,
-        unscored: byScore,
+        unscored,
         exclude: new Set(ranked.map((entry) => entry.node.id)),
       });
       return { ids, records: ids.length === 0 ? [] : await repo.nodesByIds(this.#agentId, ids) };
@@ -487,7 +510,9 @@ export class RadialService {
     const records = new Map(found.records.map((r) => [r.id, r]));
     return found.ids.flatMap((id) => {
       const record = records.get(id);
-      return record ? [{ node: toNode(record), confidence: 0, lexical: 0, seq: record.seq, recency: 0 }] : [];
+      return record
+        ? [{ node: toNode(record), confidence: 0, lexical: 0, pairs: 0, seq: record.seq, recency: 0 }]
+        : [];
     });
   }
 

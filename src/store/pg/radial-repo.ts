@@ -24,6 +24,8 @@ import {
 import type { IndexRepository, RadialRepository } from '../seam.js';
 import { first, fromUtf8, int, intOrNull, sqlLimit, sqlState, utf8 } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
+import { PgRecallRepo } from './recall-repo.js';
+import type { NodeRowMatch } from '../radial-repo.js';
 
 /** A line row from PostgreSQL with its numbers made numbers. */
 function line(row: RawLine): LineRecord {
@@ -293,6 +295,23 @@ export class PgRadialRepo implements RadialRepository {
       [nodeId, agentId],
     );
     return row ? node(row) : undefined;
+  }
+
+  /**
+   * The agent's radial recall-index rows matching `match`, best BM25 first, at most `limit`
+   * (the SQLite twin's contract): the recall index's ranked match with the radial filter.
+   */
+  async matchNodeRows(
+    agentId: number,
+    match: string,
+    options: { readonly lineId: string | undefined; readonly limit: number },
+  ): Promise<NodeRowMatch[]> {
+    const rows = await new PgRecallRepo(this.#db).match(
+      match,
+      { agentId, layers: ['radial'], lineId: options.lineId },
+      Math.max(1, Math.floor(options.limit)),
+    );
+    return rows.map((row) => ({ ref: row.ref, part: row.part, bm25: row.bm25 }));
   }
 
   /** Nodes of the agent by id (ids not found are skipped), in no particular order. */
