@@ -14,13 +14,14 @@ function matrixSuites(root: string): string[] {
 }
 
 /**
- * `npm run test:postgres`: the PostgreSQL engine's own tests (src/store/pg/) and the PostgreSQL
+ * `npm run test:postgres`: the PostgreSQL engine's own tests (src/store/pg/), its fault tests
+ * (test/postgres/faults*.test.ts: killed clients, a restarted server, racing writers) and the PostgreSQL
  * half of every matrix suite, against HEDGEHOP_TEST_PG_URL or a throwaway server started by
  * test/helpers/pg-global-setup.ts.
  */
 export default defineConfig({
   test: {
-    include: ['src/store/pg/**/*.test.ts', ...matrixSuites('test'), ...matrixSuites('src')],
+    include: ['src/store/pg/**/*.test.ts', 'test/postgres/faults*.test.ts', ...matrixSuites('test'), ...matrixSuites('src')],
     exclude: ['node_modules/**', 'dist/**'],
     globalSetup: ['test/helpers/pg-global-setup.ts'],
     env: { HEDGEHOP_TEST_ENGINES: 'postgres' },

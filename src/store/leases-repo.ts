@@ -39,4 +39,14 @@ export class LeasesRepo {
       .get(name, now) as { owner: string; expiresAt: number } | undefined;
     return row;
   }
+
+  /**
+   * Who holds the lease now, read inside a write transaction so that no other process can take
+   * the lease over before that transaction ends. A SQLite write transaction already holds the
+   * file's write lock (`BEGIN IMMEDIATE`), so this is {@link LeasesRepo.holder}; the PostgreSQL
+   * engine locks the lease row (`FOR SHARE`).
+   */
+  holderLocked(name: string, now: number): { owner: string; expiresAt: number } | undefined {
+    return this.holder(name, now);
+  }
 }

@@ -150,8 +150,13 @@ export async function applyPass(
   return result;
 }
 
+/**
+ * Refuses (`BUSY`) unless `lease.owner` still holds the lease, and keeps it held until the
+ * caller's transaction ends (the lease row is locked on PostgreSQL), so a takeover by another
+ * machine between this check and the commit cannot happen.
+ */
 async function checkLease(tx: StoreTx, lease: DreamLease): Promise<void> {
-  const owner = (await tx.leases.holder(lease.name, lease.now))?.owner;
+  const owner = (await tx.leases.holderLocked(lease.name, lease.now))?.owner;
   if (owner !== lease.owner) {
     throw new HedgehopError(
       'BUSY',

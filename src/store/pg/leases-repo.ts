@@ -37,4 +37,19 @@ export class PgLeasesRepo implements LeasesRepository {
     );
     return rows[0];
   }
+
+  /**
+   * Who holds the lease now, its row locked `FOR SHARE` until the (write) transaction ends: a
+   * takeover by another machine (the upsert of {@link PgLeasesRepo.acquire}) waits for this
+   * transaction, and one already under way is waited for and then seen. Without the lock, a
+   * plain read under read committed could return the old holder while a takeover commits, and
+   * a Dream pass that lost its lease would still apply.
+   */
+  async holderLocked(name: string, now: number): Promise<{ owner: string; expiresAt: number } | undefined> {
+    const { rows } = await this.#db.query<{ owner: string; expiresAt: number }>(
+      'SELECT owner, expires_at AS "expiresAt" FROM leases WHERE name = $1 AND expires_at > $2 FOR SHARE',
+      [name, now],
+    );
+    return rows[0];
+  }
 }
