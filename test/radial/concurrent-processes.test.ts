@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openMemory } from '../../src/index.js';
 import { startChild } from '../helpers/child.js';
-import { tempFile } from '../helpers/temp.js';
+import { describeEngines } from '../helpers/engines.js';
 
-describe('radial commits from several processes', () => {
+describeEngines('radial commits from several processes', (engine) => {
   it('serialise on one line without losing any; positions stay 1..n', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const setup = await openMemory(path);
     await setup.primary().radial.createLine('shared');
     await setup.close();

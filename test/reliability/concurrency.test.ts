@@ -1,13 +1,13 @@
 /**
  * Concurrency: many async callers on one agent, several agents at once, several processes on
- * one file, and a second process asking for the file exclusively. No lost update, no deadlock
+ * one memory (a file, or a PostgreSQL memory: the same suite on both engines), and a second process asking for the file exclusively. No lost update, no deadlock
  * (every phase runs under a timeout), and a refused open is `LOCKED` at once.
  */
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { median } from '../../bench/harness.js';
 import { HedgehopError, openMemory, type Agent } from '../../src/index.js';
-import { kill, recordFigure, requireBuild, scratch, startChild } from './helpers.js';
+import { describeEngines } from '../helpers/engines.js';
+import { kill, recordFigure, requireBuild, startChild } from './helpers.js';
 
 async function positionsAreContiguous(agent: Agent, lineId: string): Promise<number> {
   const history = await agent.radial.getLineHistory(lineId);
@@ -16,11 +16,11 @@ async function positionsAreContiguous(agent: Agent, lineId: string): Promise<num
   return history.length;
 }
 
-describe('concurrency', () => {
+describeEngines('concurrency', (engine) => {
   beforeAll(() => requireBuild());
 
   it('many async callers on one agent: every write lands once, nothing is lost, the file checks', async () => {
-    const db = await openMemory(join(scratch(), 'memory.db'));
+    const db = await openMemory(engine.memoryPath());
     const agent = db.primary();
     await agent.radial.createLine('busy', 'Busy line', 'Many callers at once');
     const memory = db.knowledge.memoryServer();
@@ -84,7 +84,7 @@ describe('concurrency', () => {
   }, 120_000);
 
   it('several agents in parallel keep their own records, all of them', async () => {
-    const db = await openMemory(join(scratch(), 'memory.db'));
+    const db = await openMemory(engine.memoryPath());
     const names = ['a', 'b', 'c', 'd', 'e', 'f'];
     const agents = await Promise.all(names.map((name) => db.agent(name)));
     await Promise.all(
@@ -129,7 +129,7 @@ describe('concurrency', () => {
   }, 120_000);
 
   it('three processes writing one file at once: no lost update, no deadlock, positions stay 1..n', async () => {
-    const file = join(scratch(), 'memory.db');
+    const file = engine.memoryPath();
     const created = await openMemory(file);
     await created.close();
     const writers = ['p0', 'p1', 'p2'].map((name) => startChild('concurrent-writer.mjs', [file, name, '50']));
@@ -168,7 +168,7 @@ describe('concurrency', () => {
   }, 180_000);
 
   it('a second process asking for the file exclusively gets LOCKED at once, and so does a shared open of an exclusively held file', async () => {
-    const file = join(scratch(), 'memory.db');
+    const file = engine.memoryPath();
     const timings: number[] = [];
     for (const [held, asked] of [
       ['shared', 'exclusive'],

@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HedgehopError, openMemory } from '../../src/index.js';
 import { startChild } from '../helpers/child.js';
-import { fileDigest, tempFile } from '../helpers/temp.js';
+import { describeEngines } from '../helpers/engines.js';
 
-describe('shared mode: no stale state between handles', () => {
+describeEngines('shared mode: no stale state between handles', (engine) => {
   it('two handles on one agent see the same open turn, and a close by one is seen by the other', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const a = await openMemory(path);
     const b = await openMemory(path);
     const agentA = await a.agent('helper');
@@ -27,7 +27,7 @@ describe('shared mode: no stale state between handles', () => {
   });
 
   it('radial lines, origin and recall reflect writes made through another handle', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const a = await openMemory(path);
     const b = await openMemory(path);
     const originBefore = await b.primary().radial.getOriginContext();
@@ -49,13 +49,13 @@ describe('shared mode: no stale state between handles', () => {
   });
 
   it('a write that cannot get the lock within busyTimeoutMs fails with BUSY and changes nothing', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const db = await openMemory(path, { busyTimeoutMs: 300 });
     await db.primary().radial.createLine('ops', 'Ops', 'Operations');
     await db.checkpoint();
     const holder = startChild('hold-write-lock.mjs', [path]);
     await holder.waitFor((line) => line === 'holding');
-    const before = fileDigest(path);
+    const before = await engine.digest(path);
     const error = await db
       .primary()
       .radial.completeTask({
@@ -66,7 +66,7 @@ describe('shared mode: no stale state between handles', () => {
       })
       .catch((e: unknown) => e);
     expect(HedgehopError.isInstance(error) && error.code).toBe('BUSY');
-    expect(fileDigest(path)).toBe(before);
+    expect(await engine.digest(path)).toBe(before);
     holder.process.kill('SIGKILL');
     await holder.exited;
     const node = await db.primary().radial.completeTask({

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openMemory } from '../../src/index.js';
 import { seededRandom } from '../../bench/harness.js';
 import { startChild, type Child } from '../helpers/child.js';
-import { tempFile } from '../helpers/temp.js';
+import { describeEngines } from '../helpers/engines.js';
 
 const acks = (child: Child, kind: string): string[] =>
   child.lines
@@ -39,9 +39,9 @@ async function expectConsistent(
   await db.close();
 }
 
-describe('shared mode: several processes on one file', () => {
+describeEngines('shared mode: several processes on one memory', (engine) => {
   it('four processes writing at once lose nothing acknowledged', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const children = [
       startChild('mixed-writer.mjs', [path, 'radial', 'a', '40']),
       startChild('mixed-writer.mjs', [path, 'radial', 'b', '40']),
@@ -62,7 +62,7 @@ describe('shared mode: several processes on one file', () => {
   }, 120_000);
 
   it('a reader process sees each commit of a writer within one poll', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const db = await openMemory(path);
     const radial = db.primary().radial;
     await radial.createLine('watched', 'Watched', 'Commits a reader follows');
@@ -88,7 +88,7 @@ describe('shared mode: several processes on one file', () => {
   }, 60_000);
 
   it('SIGKILL of one writer among several: the others carry on and nothing acknowledged is lost', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const random = seededRandom(11);
     const expected = { radial: [] as string[], turn: [] as string[], knowledge: [] as string[] };
     for (let round = 0; round < 4; round++) {

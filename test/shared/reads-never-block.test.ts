@@ -1,23 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createHttpApp } from '../../src/http/create-http-app.js';
 import { openMemory } from '../../src/api/memory-db.js';
 import { startChild } from '../helpers/child.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
-import { fileDigest, tempFile } from '../helpers/temp.js';
+import { describeEngines } from '../helpers/engines.js';
 import { openDemo } from '../http/demo-memory.js';
 
-// "Reads never block": while another process holds SQLite's write lock (BEGIN IMMEDIATE),
-// opening an up-to-date file and every read command and read endpoint still succeed.
-describe('reads while another process holds the write lock', () => {
+// "Reads never block": while another process holds the write lock (SQLite: BEGIN IMMEDIATE;
+// PostgreSQL: every table of the memory locked IN EXCLUSIVE MODE, see children/hold-write-lock.mjs),
+// opening an up-to-date memory and every read command and read endpoint still succeed.
+describeEngines('reads while another process holds the write lock', (engine) => {
   it('every read command of the CLI succeeds, and a write still reports BUSY', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const db = await openDemo(path);
     await db.agent('helper');
     await db.close();
     const holder = startChild('hold-write-lock.mjs', [path]);
     try {
       await holder.waitFor((line) => line === 'holding');
-      const before = fileDigest(path);
+      const before = await engine.digest(path);
       const reads = [
         ['origin'],
         ['lines'],
@@ -54,7 +55,7 @@ describe('reads while another process holds the write lock', () => {
       );
       expect(write.status, write.stderr).toBe(3);
       expect(write.stderr).toContain('BUSY');
-      expect(fileDigest(path)).toBe(before);
+      expect(await engine.digest(path)).toBe(before);
     } finally {
       holder.process.kill('SIGKILL');
       await holder.exited;
@@ -62,7 +63,7 @@ describe('reads while another process holds the write lock', () => {
   });
 
   it('an HTTP app opened while the lock is held answers every read endpoint', async () => {
-    const path = tempFile();
+    const path = engine.memoryPath();
     const seeded = await openDemo(path);
     const nodeId = (await seeded.primary().radial.getLineHistory('auth'))[0]!.nodeId;
     await seeded.close();

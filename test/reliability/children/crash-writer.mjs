@@ -1,9 +1,12 @@
 // Writes through one hedgehop write path in a loop until killed, printing `ack <id>` once each
 // write has resolved (is acknowledged). With `wal` as 5th argument each ack also carries the WAL's
 // size at that moment, so a test can cut the WAL past the last acknowledged commit.
-// The built package is imported from dist/ (or $HEDGEHOP_DIST).
+// The built package is imported from dist/ (or $HEDGEHOP_DIST). <path> may be a postgres:// URL;
+// `compact` then writes its SQLite copies into $HEDGEHOP_COMPACT_DIR (default: the temp folder).
 // Args: <path> <radial|turn|knowledge|memory-server|compact|dream> <full|normal> <prefix> [wal]
 import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 const dist = process.env.HEDGEHOP_DIST ?? new URL('../../../dist/', import.meta.url).pathname;
 const { openMemory } = await import(`${dist}/src/index.js`);
 
@@ -77,7 +80,10 @@ const writers = {
     await db.agent(id);
     ack(id);
     if (i % 5 === 4) {
-      const target = `${path}.compact-${prefix}-${i}`;
+      const base = /^postgres(ql)?:\/\//.test(path)
+        ? join(process.env.HEDGEHOP_COMPACT_DIR ?? tmpdir(), 'memory.db')
+        : path;
+      const target = `${base}.compact-${prefix}-${i}`;
       await db.compactTo(target);
       process.stdout.write(`compacted ${target} ${id}\n`);
     }
