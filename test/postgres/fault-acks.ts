@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { openMemory, type MemoryDB } from '../../src/index.js';
+import { openMemory, type Agent } from '../../src/index.js';
 
 /** One write acknowledged by test/children/pg-fault-writer.mjs, with every byte it wrote. */
 export type AckedWrite =
@@ -28,28 +28,28 @@ export function childErrors(lines: readonly string[]): { code: string; message: 
 }
 
 /**
- * Opens the memory at `path`, runs `check()`, and asserts that every acknowledged write is there
- * exactly once, byte for byte: each radial node with its label and full state, the line's
+ * Opens the memory at `path`, runs `check()`, and asserts that every acknowledged write of the
+ * agent (`where.agent`, default the primary) is there exactly once, byte for byte: each radial node with its label and full state, the line's
  * positions 1..n; each archive record with its turn, slot and content; each closed turn's input
  * (slot 1) and output (slot 2). Returns how many writes were verified.
  */
 export async function verifyAcked(
   path: string,
   acked: readonly AckedWrite[],
-  lineId = 'faults',
+  where: { readonly lineId?: string; readonly agent?: string } = {},
 ): Promise<number> {
   const db = await openMemory(path);
   try {
     await db.check();
-    await verifyIn(db, acked, lineId);
+    const agent = where.agent === undefined ? db.primary() : await db.agent(where.agent);
+    await verifyIn(agent, acked, where.lineId ?? 'faults');
   } finally {
     await db.close();
   }
   return acked.length;
 }
 
-async function verifyIn(db: MemoryDB, acked: readonly AckedWrite[], lineId: string): Promise<void> {
-  const agent = db.primary();
+async function verifyIn(agent: Agent, acked: readonly AckedWrite[], lineId: string): Promise<void> {
   const radial = agent.radial;
   const history = (await radial.getLine(lineId)) ? await radial.getLineHistory(lineId) : [];
   const positions = history.map((entry) => entry.position).sort((a, b) => a - b);
