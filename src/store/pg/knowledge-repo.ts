@@ -288,11 +288,14 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
         `knowledge graph label '${chunk.label}' was taken by graph ${holder.id} while the import ran`,
       );
     }
-    await this.#db.query(
-      'INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ($1, $2, $3, $4)',
+    // Concurrent imports into a new graph of the same name (same id) all read "no graph" under read
+    // committed; the first insert wins, the others wait for it and then find the graph, as the
+    // later ones do on SQLite's single writer (a plain INSERT would fail them with a duplicate key).
+    const { rowCount } = await this.#db.query(
+      'INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
       [chunk.graphId, chunk.label, chunk.now, chunk.now],
     );
-    return true;
+    return rowCount === 1;
   }
 
   async #touchGraph(graphId: string, now: number): Promise<void> {

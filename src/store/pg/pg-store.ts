@@ -143,15 +143,21 @@ export class PgStore implements StoreSeam {
   #closed = false;
   #migratedFrom = 0;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Pool clients not handed out by {@link PgStore.#slot}; callers beyond them wait in {@link PgStore.#queue}. */
+  #free: number;
+  readonly #queue: (() => void)[] = [];
 
   private constructor(target: PgTarget, options: PgStoreOptions) {
     this.target = target;
     this.options = options;
+    this.#free = options.poolSize ?? 10;
     this.#pool = new pg.Pool({
       connectionString: target.connectionString,
-      max: options.poolSize ?? 10,
+      max: this.#free,
       types,
       application_name: 'hedgehop',
+      // Only the time to open a connection: callers waiting for a free one queue in #slot, unbounded,
+      // as calls on a SQLite memory queue for its one connection (a wait there is not a failure).
       connectionTimeoutMillis: Math.max(options.busyTimeoutMs, 2000),
     });
     // An idle client whose server went away emits here; without a listener it would crash the process.
@@ -353,7 +359,34 @@ export class PgStore implements StoreSeam {
     return steps.join('; ');
   }
 
-  async #attempt<T>(
+  /**
+   * Runs `fn` once one of the pool's clients is free for it. node-postgres' pool applies its
+   * `connectionTimeoutMillis` to the wait for a busy pool as well as to opening a connection, so
+   * a burst of calls (hundreds of concurrent writes in one process) would fail with "timeout
+   * exceeded when trying to connect", reported as an unreachable server; queued here, they wait
+   * their turn and the pool's timeout only measures the server.
+   */
+  async #slot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#queue.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.#queue.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+
+  #attempt<T>(
+    kind: Kind,
+    context: string,
+    work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+  ): Promise<T> {
+    return this.#slot(() => this.#attemptOnClient(kind, context, work));
+  }
+
+  async #attemptOnClient<T>(
     kind: Kind,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
@@ -407,10 +440,12 @@ export class PgStore implements StoreSeam {
   async dataVersion(): Promise<number> {
     this.assertOpen('dataVersion');
     try {
-      const { rows } = await this.#pool.query<{ changes: number }>(
-        `SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS changes
+      const { rows } = await this.#slot(() =>
+        this.#pool.query<{ changes: number }>(
+          `SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint AS changes
          FROM pg_stat_user_tables WHERE schemaname = $1`,
-        [this.target.schema],
+          [this.target.schema],
+        ),
       );
       return rows[0]?.changes ?? 0;
     } catch (error) {
@@ -439,7 +474,7 @@ export class PgStore implements StoreSeam {
       }
     };
     try {
-      return await this.#track(run());
+      return await this.#track(this.#slot(run));
     } catch (error) {
       throw wrapPgError(error, context, this.path);
     }
