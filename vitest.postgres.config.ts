@@ -21,7 +21,12 @@ function matrixSuites(root: string): string[] {
  */
 export default defineConfig({
   test: {
-    include: ['src/store/pg/**/*.test.ts', 'test/postgres/faults*.test.ts', ...matrixSuites('test'), ...matrixSuites('src')],
+    include: [
+      'src/store/pg/**/*.test.ts',
+      'test/postgres/faults*.test.ts',
+      ...matrixSuites('test'),
+      ...matrixSuites('src'),
+    ],
     exclude: ['node_modules/**', 'dist/**'],
     globalSetup: ['test/helpers/pg-global-setup.ts'],
     env: { HEDGEHOP_TEST_ENGINES: 'postgres' },
