@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeEngines } from '../helpers/engines.js';
 import { at, conversationProblems, openTemp, rows } from './helpers.js';
 
-describe('searchArchive', () => {
+describeEngines('searchArchive', () => {
   it('combines every condition, and planStep selects the step and its whole subtree', async () => {
     const { db } = await openTemp();
     const agent = db.primary();
@@ -139,7 +140,7 @@ describe('searchArchive', () => {
     const { topic } = await agent.update({ outcome: 'session end', createdAt: at(100) });
     expect(topic.userTs).toBe(at(100));
     expect(await agent.searchArchive({ speaker: 'Melanie', limit: 1000 })).toHaveLength(25);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -162,7 +163,7 @@ describe('searchArchive', () => {
       planNodes: 0,
     });
     expect((await agent.searchArchive()).map((r) => r.topicId)).toEqual([turnId]);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
 
     const { db: keep } = await openTemp();
@@ -172,12 +173,12 @@ describe('searchArchive', () => {
       enabled: false,
       archiveRecords: 0,
     });
-    expect(rows(keep, 'SELECT count(*) AS n FROM archive')).toEqual([{ n: 1 }]);
+    expect(await rows(keep, 'SELECT count(*) AS n FROM archive')).toEqual([{ n: 1 }]);
     await keep.close();
   });
 });
 
-describe('plan trees', () => {
+describeEngines('plan trees', () => {
   it('folds finished branches bottom-up and never overwrites a host summary', async () => {
     const { db } = await openTemp();
     const agent = db.primary();
@@ -210,7 +211,7 @@ describe('plan trees', () => {
     await agent.planNodeUpdate({ seq: root.seq, status: 'done', summary: 'shipped' });
     await agent.planNodeUpdate({ seq: a.seq, status: 'done', summary: 'built 1.3' });
     expect((await agent.planState()).roots[0]).toMatchObject({ summary: 'shipped', summaryFolded: false });
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -220,9 +221,7 @@ describe('plan trees', () => {
     const { turnId } = await agent.search();
     await agent.planNodeAdd(0, 'one');
     await agent.appendArchive({ kind: 'event', eventType: 'e', planStep: 1, content: 'x', createdAt: at(1) });
-    db.store.engine.write('simulate retention', () =>
-      db.store.engine.statement('DELETE FROM plan_nodes WHERE topic_id = ?').run(turnId),
-    );
+    await rows(db, 'DELETE FROM plan_nodes WHERE topic_id = ?', turnId); // simulates retention
     expect((await agent.planNodeAdd(0, 'two')).seq).toBe(2);
     await db.close();
   });

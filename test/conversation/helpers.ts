@@ -1,30 +1,30 @@
 import { expect } from 'vitest';
 import { HedgehopError, openMemory, type MemoryDB, type OpenOptions } from '../../src/index.js';
 import { MockSummarizer } from '../../src/llm/mock-summarizer.js';
-import { fileDigest, tempFile } from '../helpers/temp.js';
+import { engineUnderTest, freshMemoryPath, memorySql } from '../helpers/engines.js';
 
 /** A fixed base time (2024-01-01) in milliseconds, and a helper for later times. */
 export const T0 = 1_704_067_200_000;
 export const at = (minutes: number): number => T0 + minutes * 60_000;
 
-/** A fresh memory file with a mock summarizer (keywords = distinct content words). */
+/** A fresh memory on the engine under test with a mock summarizer (keywords = distinct content words). */
 export async function openTemp(
   options: OpenOptions = {},
 ): Promise<{ db: MemoryDB; path: string; summarizer: MockSummarizer }> {
   const summarizer = new MockSummarizer();
-  const path = tempFile();
+  const path = freshMemoryPath();
   const db = await openMemory(path, { summarizer, ...options });
   return { db, path, summarizer };
 }
 
-/** Asserts that `call` rejects with a HedgehopError of `code` whose message matches, and that the file did not change. */
+/** Asserts that `call` rejects with a HedgehopError of `code` whose message matches, and that the memory did not change. */
 export async function expectRefusal(
   path: string,
   call: () => Promise<unknown>,
   code: string,
   message?: RegExp,
 ): Promise<HedgehopError> {
-  const before = fileDigest(path);
+  const before = await engineUnderTest().digest(path);
   let caught: unknown;
   try {
     await call();
@@ -35,29 +35,26 @@ export async function expectRefusal(
   const error = caught as HedgehopError;
   expect(error.code).toBe(code);
   if (message) expect(error.message).toMatch(message);
-  expect(fileDigest(path), 'the file changed after a refused call').toBe(before);
+  expect(await engineUnderTest().digest(path), 'the memory changed after a refused call').toBe(before);
   return error;
 }
 
 type Row = Record<string, unknown>;
 
-/** All rows of a query (tests read the file directly to check invariants). */
-export function rows(db: MemoryDB, sql: string, ...params: unknown[]): Row[] {
-  return db.store.engine
-    .statement(sql)
-    .pluck(false)
-    .all(...params) as Row[];
+/** All rows of a query, on either engine (tests read the tables directly to check invariants). */
+export function rows(db: MemoryDB, sql: string, ...params: unknown[]): Promise<Row[]> {
+  return memorySql(db, sql, ...params);
 }
 
 /**
  * Checks every structural invariant of conversation memory and returns the problems found
  * (an empty list for a consistent file).
  */
-export function conversationProblems(db: MemoryDB): string[] {
+export async function conversationProblems(db: MemoryDB): Promise<string[]> {
   const problems: string[] = [];
+  const checks: [string, string][] = [];
   const check = (label: string, sql: string): void => {
-    const found = rows(db, sql);
-    if (found.length > 0) problems.push(`${label}: ${JSON.stringify(found.slice(0, 3))}`);
+    checks.push([label, sql]);
   };
   check(
     'two open turns for one agent',
@@ -117,11 +114,13 @@ export function conversationProblems(db: MemoryDB): string[] {
     `SELECT d.ref FROM search_docs d WHERE d.layer = 'topic' AND NOT EXISTS (
      SELECT 1 FROM topics t WHERE t.id = d.ref AND t.scene_id = d.scene_id)`,
   );
-  check(
-    'index row without FTS text',
-    `SELECT d.rowid FROM search_docs d WHERE d.layer IN ('archive', 'topic', 'profile')
-     AND NOT EXISTS (SELECT 1 FROM search_fts f WHERE f.rowid = d.rowid)`,
-  );
+  // SQLite keeps the text in a separate FTS5 table; PostgreSQL in search_docs.body (NOT NULL).
+  if (engineUnderTest().name === 'sqlite')
+    check(
+      'index row without FTS text',
+      `SELECT d.rowid FROM search_docs d WHERE d.layer IN ('archive', 'topic', 'profile')
+       AND NOT EXISTS (SELECT 1 FROM search_fts f WHERE f.rowid = d.rowid)`,
+    );
   check(
     'current scene missing',
     `SELECT a.agent_id FROM agent_state a WHERE a.current_scene_id IS NOT NULL
@@ -130,14 +129,18 @@ export function conversationProblems(db: MemoryDB): string[] {
   check(
     'open turn outside the current scene',
     `SELECT t.id FROM topics t JOIN agent_state a ON a.agent_id = t.agent_id
-     WHERE t.status = 'open' AND a.current_scene_id IS NOT t.scene_id`,
+     WHERE t.status = 'open' AND a.current_scene_id IS DISTINCT FROM t.scene_id`,
   );
-  problems.push(...foldProblems(db));
+  for (const [label, sql] of checks) {
+    const found = await rows(db, sql);
+    if (found.length > 0) problems.push(`${label}: ${JSON.stringify(found.slice(0, 3))}`);
+  }
+  problems.push(...(await foldProblems(db)));
   return problems;
 }
 
-function foldProblems(db: MemoryDB): string[] {
-  const nodes = rows(
+async function foldProblems(db: MemoryDB): Promise<string[]> {
+  const nodes = await rows(
     db,
     'SELECT topic_id, seq, parent_seq, status, summary, summary_folded FROM plan_nodes ORDER BY topic_id, seq',
   );

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { memoryExists } from '../../src/api/memory-db.js';
 import { openMemory, type Agent, type MemoryDB } from '../../src/index.js';
-import { tempFile } from '../helpers/temp.js';
-import { at, conversationProblems, expectRefusal, openTemp } from './helpers.js';
+import { describeEngines, engineUnderTest, freshMemoryPath } from '../helpers/engines.js';
+import { at, conversationProblems, expectRefusal, openTemp, rows } from './helpers.js';
 
 const big = (bytes: number): string => 'x'.repeat(bytes);
 
@@ -20,15 +20,16 @@ async function withOpenTurn(): Promise<{
   return { db, path, agent, turnId, sceneId: scene.id };
 }
 
-function addGraph(db: MemoryDB, id: string): void {
-  db.store.engine.write('test graph', () =>
-    db.store.engine
-      .statement('INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES (?, ?, 0, 0)')
-      .run(id, `label-${id}`),
+async function addGraph(db: MemoryDB, id: string): Promise<void> {
+  await rows(
+    db,
+    'INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES (?, ?, 0, 0)',
+    id,
+    `label-${id}`,
   );
 }
 
-describe('writes with no open turn', () => {
+describeEngines('writes with no open turn', () => {
   it('are refused with INVALID_INPUT naming the reason, before the first search and after update', async () => {
     const { db, path } = await openTemp();
     const agent = db.primary();
@@ -58,7 +59,7 @@ describe('writes with no open turn', () => {
   });
 });
 
-describe('search refusals', () => {
+describeEngines('search refusals', () => {
   it('refuses bad combinations and unknown ids', async () => {
     const { db, path } = await openTemp();
     const agent = db.primary();
@@ -94,18 +95,17 @@ describe('search refusals', () => {
     const { db, path, agent, turnId, sceneId } = await withOpenTurn();
     const other = (await agent.listScenes()).length;
     expect(other).toBe(1);
-    const { fileDigest } = await import('../helpers/temp.js');
-    const before = fileDigest(path);
+    const before = await engineUnderTest().digest(path);
     const again = await agent.search();
     expect(again).toMatchObject({ turnId, resumed: true });
     expect(await agent.search({ sceneId })).toMatchObject({ turnId, resumed: true });
-    expect(fileDigest(path)).toBe(before);
+    expect(await engineUnderTest().digest(path)).toBe(before);
     await expectRefusal(path, () => agent.search({ newScene: true }), 'CONFLICT', /still open/);
     await db.close();
   });
 });
 
-describe('archive refusals (limits are refused, never truncated)', () => {
+describeEngines('archive refusals (limits are refused, never truncated)', () => {
   it('refuses every invalid record and leaves the file unchanged', async () => {
     const { db, path, agent } = await withOpenTurn();
     const u = { kind: 'utterance' as const, content: 'ok', createdAt: at(1) };
@@ -187,7 +187,7 @@ describe('archive refusals (limits are refused, never truncated)', () => {
   });
 });
 
-describe('plan refusals', () => {
+describeEngines('plan refusals', () => {
   it('refuses unknown steps and bad input', async () => {
     const { db, path, agent } = await withOpenTurn();
     await expectRefusal(path, () => agent.planNodeAdd(5, 'child'), 'NOT_FOUND', /step 5/);
@@ -216,7 +216,7 @@ describe('plan refusals', () => {
   });
 });
 
-describe('update refusals', () => {
+describeEngines('update refusals', () => {
   it('refuses an empty close and over-limit fields, leaving the turn open', async () => {
     const { db, path, agent, turnId } = await withOpenTurn();
     await expectRefusal(
@@ -254,7 +254,7 @@ describe('update refusals', () => {
   });
 });
 
-describe('profile refusals', () => {
+describeEngines('profile refusals', () => {
   it('refuses bad fields and writes nothing for a no-op', async () => {
     const { db, path } = await openTemp();
     const agent = db.primary();
@@ -291,32 +291,31 @@ describe('profile refusals', () => {
       /257 preferences/,
     );
     await agent.updateProfile({ name: 'Ada' });
-    const { fileDigest } = await import('../helpers/temp.js');
-    const before = fileDigest(path);
+    const before = await engineUnderTest().digest(path);
     await agent.updateProfile({ name: 'Ada' });
     await agent.updateProfile({});
-    expect(fileDigest(path)).toBe(before);
+    expect(await engineUnderTest().digest(path)).toBe(before);
     await db.close();
   });
 
   it('refuses a bad seed profile before the file is created', async () => {
-    const path = tempFile();
+    const path = freshMemoryPath();
     await expect(openMemory(path, { profile: { name: 'é'.repeat(200) } })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
       field: 'options.profile.name',
     });
-    expect(existsSync(path)).toBe(false);
+    expect(await memoryExists(path)).toBe(false);
   });
 });
 
-describe('scene administration refusals', () => {
+describeEngines('scene administration refusals', () => {
   it('refuses unknown ids, bad names and conflicting anchors', async () => {
     const { db, path, agent, turnId, sceneId } = await withOpenTurn();
     await agent.update({ input: 'q', createdAt: at(1) });
     const second = (await agent.search({ newScene: true })).scene.id;
     await agent.update({ input: 'q2', createdAt: at(2) });
-    addGraph(db, 'kg_a');
-    addGraph(db, 'kg_b');
+    await addGraph(db, 'kg_a');
+    await addGraph(db, 'kg_b');
     await agent.updateScene(sceneId, { knowledgeId: 'kg_a' });
     await agent.updateScene(second, { knowledgeId: 'kg_b' });
 
@@ -357,7 +356,7 @@ describe('scene administration refusals', () => {
       'CONFLICT',
       /different knowledge graphs/,
     );
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeEngines } from '../helpers/engines.js';
 import type { Agent } from '../../src/index.js';
 import { at, conversationProblems, openTemp, rows } from './helpers.js';
 
@@ -21,7 +22,7 @@ async function turn(
   return { sceneId: opened.scene.id, topicId: closed.topic.id };
 }
 
-describe('scenes administration', () => {
+describeEngines('scenes administration', () => {
   it('lists scenes with the current one marked, and gives a scene transcript', async () => {
     const { db } = await openTemp();
     const agent = db.primary();
@@ -51,11 +52,7 @@ describe('scenes administration', () => {
     const { db } = await openTemp();
     const agent = db.primary();
     const a = await turn(agent, 'alpha question', 1);
-    db.store.engine.write('graph', () =>
-      db.store.engine
-        .statement("INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ('kg_1', 'docs', 0, 0)")
-        .run(),
-    );
+    await rows(db, "INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ('kg_1', 'docs', 0, 0)");
     expect(await agent.updateScene(a.sceneId, { name: 'Alpha', knowledgeId: 'kg_1' })).toMatchObject({
       name: 'Alpha',
       knowledgeId: 'kg_1',
@@ -67,7 +64,7 @@ describe('scenes administration', () => {
     expect(renamed.name).toBe('Greek letters');
     expect((await agent.searchArchive({ text: 'alpha' })).length).toBeGreaterThan(0);
     expect(
-      rows(db, "SELECT count(*) AS n FROM search_docs WHERE layer = 'topic' AND ref = ?", a.topicId),
+      await rows(db, "SELECT count(*) AS n FROM search_docs WHERE layer = 'topic' AND ref = ?", a.topicId),
     ).toEqual([{ n: 1 }]);
     await db.close();
   });
@@ -88,10 +85,10 @@ describe('scenes administration', () => {
       openTurnDeleted: false,
     });
     expect((await agent.searchArchive()).every((r) => r.topicId === b.topicId)).toBe(true);
-    expect(rows(db, 'SELECT count(*) AS n FROM search_docs WHERE topic_id = ?', a.topicId)).toEqual([
+    expect(await rows(db, 'SELECT count(*) AS n FROM search_docs WHERE topic_id = ?', a.topicId)).toEqual([
       { n: 0 },
     ]);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -116,13 +113,13 @@ describe('scenes administration', () => {
       openTurnDeleted: true,
     });
     expect(report.topicIds).toHaveLength(2);
-    expect(rows(db, 'SELECT count(*) AS n FROM search_docs WHERE scene_id = ?', a.sceneId)).toEqual([
+    expect(await rows(db, 'SELECT count(*) AS n FROM search_docs WHERE scene_id = ?', a.sceneId)).toEqual([
       { n: 0 },
     ]);
     expect(await agent.listScenes()).toEqual([]);
     // The next search creates a fresh scene.
     expect((await agent.search()).sceneCreated).toBe(true);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -148,18 +145,18 @@ describe('scenes administration', () => {
     expect(closed.topic).toMatchObject({ id: turnId, sceneId: a.sceneId });
     expect((await agent.search()).topics.map((t) => t.id)).toEqual([a.topicId, b.topicId, c.topicId, turnId]);
     expect(
-      rows(
+      await rows(
         db,
         'SELECT DISTINCT scene_id FROM search_docs WHERE agent_id = ? AND scene_id IS NOT NULL',
         agent.info().id,
       ),
     ).toEqual([{ scene_id: a.sceneId }]);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 });
 
-describe('two agents of one file', () => {
+describeEngines('two agents of one file', () => {
   it('never share a turn, even interleaved', async () => {
     const { db } = await openTemp();
     const one = db.primary();
@@ -204,7 +201,7 @@ describe('two agents of one file', () => {
     await expect(
       two.appendArchive({ kind: 'utterance', content: 'two still open', createdAt: at(41) }),
     ).resolves.toBeDefined();
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -231,7 +228,7 @@ describe('two agents of one file', () => {
       'closed from handle two',
     ]);
     await other.close();
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 });

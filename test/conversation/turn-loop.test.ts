@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 import { openMemory } from '../../src/index.js';
 import { MockSummarizer } from '../../src/llm/mock-summarizer.js';
 import { at, conversationProblems, openTemp, rows } from './helpers.js';
-import { tempFile } from '../helpers/temp.js';
 
-describe('the turn loop', () => {
+describeEngines('the turn loop', () => {
   it('runs search → appends → plan → update, and continues the same scene after a reopen', async () => {
     const { db, path } = await openTemp({ profile: { name: 'Ada', role: 'release engineer' } });
     const agent = db.primary();
@@ -64,7 +64,7 @@ describe('the turn loop', () => {
     expect(second.scene.turnSeq).toBe(2);
     expect(second.topics.map((t) => t.id)).toEqual([first.turnId]);
     expect(second.turnId).not.toBe(first.turnId);
-    expect(conversationProblems(reopened)).toEqual([]);
+    expect(await conversationProblems(reopened)).toEqual([]);
     await reopened.close();
   });
 
@@ -115,7 +115,7 @@ describe('the turn loop', () => {
   });
 
   it("puts the current scene's keywords into the origin", async () => {
-    const db = await openMemory(tempFile());
+    const db = await openMemory(freshMemoryPath());
     const agent = db.primary();
     expect(await agent.radial.getOriginContext()).not.toContain('Current scene');
     await agent.search({ newScene: true, sceneName: 'kubernetes upgrade' });
@@ -179,8 +179,8 @@ describe('the turn loop', () => {
     const [topic] = (await agent.sceneContext()).topics;
     expect(topic?.keywordsPending).toBe(false);
     expect(topic?.keywords).toEqual(expect.arrayContaining(['billing', 'deployed']));
-    expect(rows(db, "SELECT ref FROM search_docs WHERE layer = 'topic'")).toEqual([{ ref: turnId }]);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await rows(db, "SELECT ref FROM search_docs WHERE layer = 'topic'")).toEqual([{ ref: turnId }]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -233,7 +233,9 @@ describe('the turn loop', () => {
       [1, 'final input'],
       [3, 'second draft'],
     ]);
-    expect(rows(db, "SELECT count(*) AS n FROM search_docs WHERE layer = 'archive'")).toEqual([{ n: 2 }]);
+    expect(await rows(db, "SELECT count(*) AS n FROM search_docs WHERE layer = 'archive'")).toEqual([
+      { n: 2 },
+    ]);
     await db.close();
   });
 
@@ -257,7 +259,7 @@ describe('the turn loop', () => {
     const cleared = await agent.updateProfile({ personality: '' });
     expect(cleared.personality).toBe('');
     expect(cleared.role).toBe('engineer');
-    expect(rows(db, "SELECT ref FROM search_docs WHERE layer = 'profile'")).toEqual([
+    expect(await rows(db, "SELECT ref FROM search_docs WHERE layer = 'profile'")).toEqual([
       { ref: String(agent.info().id) },
     ]);
     await db.close();
@@ -280,7 +282,7 @@ describe('the turn loop', () => {
     expect((await db.primary().searchArchive({ topicId: turnId })).map((r) => r.content)).toEqual([
       'closed elsewhere',
     ]);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await other.close();
     await db.close();
   });
