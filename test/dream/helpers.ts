@@ -2,7 +2,7 @@ import { openMemory, type Agent, type MemoryDB, type OpenOptions } from '../../s
 import { MockLanguageModel, type MockReply } from '../../src/llm/mock-language-model.js';
 import { ModelSummarizer } from '../../src/llm/model-summarizer.js';
 import type { GenerateOptions } from '../../src/llm/types.js';
-import { tempFile } from '../helpers/temp.js';
+import { freshMemoryPath, memorySql } from '../helpers/engines.js';
 
 /** A fixed base time (2024-01-01) in milliseconds, and a helper for later times. */
 export const T0 = 1_704_067_200_000;
@@ -42,12 +42,12 @@ export function threadTurn(subject: readonly [string, string], i: number): { inp
   };
 }
 
-/** Opens a fresh file with a test clock and (unless given) the offline summariser. */
+/** Opens a fresh memory (on the engine under test) with a test clock and (unless given) the offline summariser. */
 export async function openDreamTemp(
   options: OpenOptions = {},
 ): Promise<{ db: MemoryDB; path: string; clock: TestClock; agent: Agent }> {
   const clock = new TestClock();
-  const path = tempFile();
+  const path = freshMemoryPath();
   const db = await openMemory(path, { clock, durability: 'normal', ...options });
   return { db, path, clock, agent: db.primary() };
 }
@@ -165,20 +165,22 @@ export class Gate {
 }
 
 /** Rows of every table that holds memory (not Dream's own record), for before/after comparisons. */
-export function memoryState(db: MemoryDB): Record<string, unknown[]> {
-  const all = (sql: string): unknown[] => db.store.engine.statement(sql).pluck(false).all();
+export async function memoryState(db: MemoryDB): Promise<Record<string, unknown[]>> {
+  const all = (sql: string): Promise<unknown[]> => memorySql(db, sql);
   return {
-    topics: all('SELECT * FROM topics ORDER BY id'),
-    archive: all('SELECT * FROM archive ORDER BY id'),
-    engramNodes: all('SELECT * FROM engram_nodes ORDER BY scene_id'),
-    engramEdges: all('SELECT * FROM engram_edges ORDER BY a, b'),
-    estimate: all(
+    topics: await all('SELECT * FROM topics ORDER BY id'),
+    archive: await all('SELECT * FROM archive ORDER BY id'),
+    engramNodes: await all('SELECT * FROM engram_nodes ORDER BY scene_id'),
+    engramEdges: await all('SELECT * FROM engram_edges ORDER BY a, b'),
+    estimate: await all(
       'SELECT emotion, mbti, name, role, personality, preferences FROM profiles ORDER BY agent_id',
     ),
-    meta: all("SELECT * FROM meta WHERE key LIKE 'dream.%' ORDER BY key"),
-    nodes: all(
+    meta: await all("SELECT * FROM meta WHERE key LIKE 'dream.%' ORDER BY key"),
+    nodes: await all(
       'SELECT id, s_origin, s_brief, s_summary, s_detailed, summaries_state, summaries_tier FROM nodes ORDER BY id',
     ),
-    index: all('SELECT layer, ref, part, scene_id, topic_id FROM search_docs ORDER BY layer, ref, part'),
+    index: await all(
+      'SELECT layer, ref, part, scene_id, topic_id FROM search_docs ORDER BY layer, ref, part',
+    ),
   };
 }

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openMemory, type DreamReport, type DreamStageReport } from '../../src/index.js';
 import { LanguageModelError } from '../../src/llm/language-model-error.js';
 import { conversationProblems, expectRefusal, rows } from '../conversation/helpers.js';
-import { tempFile } from '../helpers/temp.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 import {
   fillScene,
   Gate,
@@ -17,7 +17,7 @@ import { rejection } from '../helpers/errors.js';
 const stage = (report: DreamReport, name: DreamStageReport['name']): DreamStageReport =>
   report.stages.find((s) => s.name === name) as DreamStageReport;
 
-describe('Dream with a scripted model', () => {
+describeEngines('Dream with a scripted model', () => {
   it('fuses what the model groups, with model keywords, and counts the calls', async () => {
     const { summarizer, model } = scriptedSummarizer({
       groupTopics: (o) => {
@@ -46,7 +46,7 @@ describe('Dream with a scripted model', () => {
     const fused = (await agent.sceneContext(sceneId)).topics.filter((t) => t.kind === 'fused');
     expect(fused.map((t) => t.childCount).sort()).toEqual([2, 3]);
     expect(fused.every((t) => t.keywords.length > 0 && !t.keywordsPending)).toBe(true);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
@@ -57,7 +57,7 @@ describe('Dream with a scripted model', () => {
     });
     const { db, clock, agent } = await openDreamTemp({ dream: { auto: false }, summarizer });
     await fillScene(agent, clock, { threads: 7, perThread: 3 });
-    const before = memoryState(db);
+    const before = await memoryState(db);
     const report = await agent.dream();
     expect(report.status).toBe('partial');
     expect(stage(report, 'compress').status).toBe('error');
@@ -65,7 +65,7 @@ describe('Dream with a scripted model', () => {
     expect(stage(report, 'compress').modelCalls).toBe(1);
     expect(stage(report, 'profile').status).toBe('error');
     expect(stage(report, 'engram')).toMatchObject({ status: 'ok', changed: { nodesAdded: 1 } });
-    const after = memoryState(db);
+    const after = await memoryState(db);
     expect(after.topics).toEqual(before.topics);
     expect(after.archive).toEqual(before.archive);
     expect(after.estimate).toEqual(before.estimate);
@@ -94,7 +94,7 @@ describe('Dream with a scripted model', () => {
     expect(compress.changed.fusedTopics).toBe(1);
     // The model summariser drops malformed groups itself; the rest are refused by Dream's own checks.
     expect(compress.status).toBe('ok');
-    expect(rows(db, "SELECT id FROM topics WHERE kind = 'fused'")).toHaveLength(1);
+    expect(await rows(db, "SELECT id FROM topics WHERE kind = 'fused'")).toHaveLength(1);
     await db.close();
   });
 
@@ -138,13 +138,13 @@ describe('Dream with a scripted model', () => {
     });
     const { db, clock, agent } = await openDreamTemp({ dream: { auto: false }, summarizer });
     await fillScene(agent, clock, { threads: 7, perThread: 3 });
-    const before = memoryState(db);
+    const before = await memoryState(db);
     const report = await agent.dream();
     expect(report.status).toBe('partial');
     expect(stage(report, 'compress').errors[0]).toMatch(/timed out/u);
     expect(stage(report, 'profile').errors[0]).toMatch(/timed out/u);
     expect(stage(report, 'engram').status).toBe('ok');
-    const after = memoryState(db);
+    const after = await memoryState(db);
     expect(after.topics).toEqual(before.topics);
     expect(after.archive).toEqual(before.archive);
     // Listed in the history with its errors.
@@ -179,20 +179,20 @@ describe('Dream with a scripted model', () => {
     const report = await agent.dream();
     expect(stage(report, 'compress').changed.fusedTopics).toBe(1);
     expect(stage(report, 'compress').errors[0]).toMatch(/keywords of a reconstruction left pending/u);
-    expect(rows(db, "SELECT keywords_state FROM topics WHERE kind = 'fused'")).toEqual([
+    expect(await rows(db, "SELECT keywords_state FROM topics WHERE kind = 'fused'")).toEqual([
       { keywords_state: 'pending' },
     ]);
     keywordCalls = 100;
     const next = await agent.dream();
     expect(stage(next, 'radial').changed.keywordsFilled).toBe(1);
-    expect(rows(db, "SELECT keywords FROM topics WHERE kind = 'fused'")).toEqual([
+    expect(await rows(db, "SELECT keywords FROM topics WHERE kind = 'fused'")).toEqual([
       { keywords: '["retold","turns"]' },
     ]);
     await db.close();
   });
 });
 
-describe('undoDream', () => {
+describeEngines('undoDream', () => {
   it('puts back everything a pass changed', async () => {
     const { db, clock, agent } = await openDreamTemp({ dream: { auto: false } });
     const big = await fillScene(agent, clock, { threads: 9, perThread: 3 });
@@ -202,18 +202,18 @@ describe('undoDream', () => {
     // The first pass left one topic per thread (9); twelve new turns take the scene past the
     // compression floor (20) again.
     await fillScene(agent, clock, { threads: 6, perThread: 2, sceneId: big });
-    const before = memoryState(db);
+    const before = await memoryState(db);
     const report = await agent.dream();
     expect(stage(report, 'compress').changed.fusedTopics).toBeGreaterThan(0);
     expect(stage(report, 'engram').changed.nodesDecayed).toBeGreaterThan(0);
-    expect(memoryState(db)).not.toEqual(before);
+    expect(await memoryState(db)).not.toEqual(before);
 
     const undone = await agent.undoDream(report.id);
     expect(undone.fusedTopicsRemoved).toBe(stage(report, 'compress').changed.fusedTopics);
     expect(undone.topicsUnfused).toBe(stage(report, 'compress').changed.topicsFolded);
     expect(undone.engramRowsRestored).toBeGreaterThan(0);
-    expect(memoryState(db)).toEqual(before);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await memoryState(db)).toEqual(before);
+    expect(await conversationProblems(db)).toEqual([]);
     const [listed] = await agent.dreamHistory({ limit: 1 });
     expect(listed?.undoneAt).toBeDefined();
     await db.check();
@@ -234,7 +234,8 @@ describe('undoDream', () => {
     await expectRefusal(path, () => agent.undoDream(7 as unknown as string), 'INVALID_INPUT');
 
     // A fused topic renamed by the host since: undoing would lose the name.
-    const fusedId = rows(db, 'SELECT id FROM topics WHERE dream_id = ? LIMIT 1', second.id)[0]?.id as string;
+    const fusedId = (await rows(db, 'SELECT id FROM topics WHERE dream_id = ? LIMIT 1', second.id))[0]
+      ?.id as string;
     await agent.renameTopic(fusedId, 'Kept by the host');
     await expectRefusal(path, () => agent.undoDream(second.id), 'CONFLICT', /was named/u);
     // Deleted since (with its members): nothing to unfold.
@@ -253,7 +254,7 @@ describe('undoDream', () => {
   });
 });
 
-describe('Dream in the background and alongside turns', () => {
+describeEngines('Dream in the background and alongside turns', () => {
   it('starts after the update that takes a scene past the threshold, and records its pass', async () => {
     const { db, clock, agent } = await openDreamTemp({
       dream: { topicThreshold: 24, compressMinTopics: 20 },
@@ -335,13 +336,13 @@ describe('Dream in the background and alongside turns', () => {
     expect(compress.changed.fusedTopics).toBe(1);
     expect(compress.conflicts).toEqual([expect.stringMatching(/was deleted while Dream computed/u)]);
     expect(report.status).toBe('partial');
-    expect(rows(db, 'SELECT id FROM topics WHERE id = ?', opened.turnId)).toHaveLength(1);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await rows(db, 'SELECT id FROM topics WHERE id = ?', opened.turnId)).toHaveLength(1);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.close();
   });
 
   it('one pass per agent across two handles on one file: BUSY, skipped background, lapsed leases', async () => {
-    const path = tempFile();
+    const path = freshMemoryPath();
     const gate = new Gate();
     const clock = new TestClock();
     const slow = scriptedSummarizer({
@@ -370,24 +371,26 @@ describe('Dream in the background and alongside turns', () => {
 
     // A crashed worker's lease lapses; a live one blocks; its unfinished run lists as interrupted.
     const agentId = b.primary().info().id;
-    const lease = (owner: string, expiresAt: number): void => {
-      b.store.engine.write('test', () =>
-        b.store.engine
-          .statement('INSERT OR REPLACE INTO leases (name, owner, expires_at) VALUES (?, ?, ?)')
-          .run(`dream:${agentId}`, owner, expiresAt),
+    const lease = async (owner: string, expiresAt: number): Promise<void> => {
+      await rows(
+        b,
+        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`,
+        `dream:${agentId}`,
+        owner,
+        expiresAt,
       );
     };
-    b.store.engine.write('test', () =>
-      b.store.engine
-        .statement(
-          "INSERT INTO dream_runs (id, agent_id, status, owner, started_at) VALUES ('drm_dead', ?, 'running', 'dead', ?)",
-        )
-        .run(agentId, clock.now()),
+    await rows(
+      b,
+      "INSERT INTO dream_runs (id, agent_id, status, owner, started_at) VALUES ('drm_dead', ?, 'running', 'dead', ?)",
+      agentId,
+      clock.now(),
     );
-    lease('dead', Date.now() - 1);
+    await lease('dead', Date.now() - 1);
     expect((await b.primary().dream()).status).toBe('ok');
     expect((await b.primary().dreamHistory()).find((r) => r.id === 'drm_dead')?.status).toBe('interrupted');
-    lease('alive', Date.now() + 60_000);
+    await lease('alive', Date.now() + 60_000);
     expect((await rejection(b.primary().dream())).code).toBe('BUSY');
     expect((await rejection(b.primary().undoDream('drm_dead'))).message).toMatch(/has not finished/u);
     const done = (await b.primary().dreamHistory()).find((r) => r.status === 'ok')?.id as string;
@@ -406,7 +409,7 @@ describe('Dream in the background and alongside turns', () => {
     });
     const { db, path, clock, agent } = await openDreamTemp({ dream: { auto: false }, summarizer });
     await fillScene(agent, clock, { threads: 7, perThread: 3 });
-    const before = memoryState(db);
+    const before = await memoryState(db);
     const pass = agent.dream();
     await gate.arrived;
     await db.close();
@@ -414,12 +417,12 @@ describe('Dream in the background and alongside turns', () => {
     expect(report.status).toBe('cancelled');
     expect(stage(report, 'compress').status).toBe('cancelled');
     const reopened = await openMemory(path, { dream: { auto: false } });
-    const after = memoryState(reopened);
+    const after = await memoryState(reopened);
     expect(after.topics).toEqual(before.topics);
     expect(after.engramNodes).toEqual([]);
     const [listed] = await reopened.primary().dreamHistory();
     expect(listed).toMatchObject({ id: report.id, status: 'cancelled' });
-    expect(rows(reopened, 'SELECT * FROM leases')).toEqual([]);
+    expect(await rows(reopened, 'SELECT * FROM leases')).toEqual([]);
     await reopened.close();
   });
 

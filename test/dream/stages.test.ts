@@ -1,21 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openMemory, type DreamReport, type DreamStageReport } from '../../src/index.js';
 import { decay, ENGRAM, keywordJaccard, nodeDecayRate } from '../../src/memory/engram/engram-math.js';
 import { conversationProblems, rows } from '../conversation/helpers.js';
 import { fillScene, memoryState, openDreamTemp, scriptedSummarizer, TestClock } from './helpers.js';
-import { tempFile } from '../helpers/temp.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 
 const stage = (report: DreamReport, name: DreamStageReport['name']): DreamStageReport =>
   report.stages.find((s) => s.name === name) as DreamStageReport;
 
 const HOUR = 3_600_000;
 
-describe('Dream with the offline summariser', () => {
+describeEngines('Dream with the offline summariser', () => {
   it('compresses a crowded scene: adjacent turns of a thread fuse, members stay beneath, nothing is lost', async () => {
     const { db, clock, agent } = await openDreamTemp({ dream: { auto: false } });
     const sceneId = await fillScene(agent, clock, { threads: 9, perThread: 3 });
-    const turnsBefore = rows(db, "SELECT id, keywords FROM topics WHERE kind = 'turn' ORDER BY id");
-    const archiveBefore = rows(db, 'SELECT * FROM archive ORDER BY id');
+    const turnsBefore = await rows(db, "SELECT id, keywords FROM topics WHERE kind = 'turn' ORDER BY id");
+    const archiveBefore = await rows(db, 'SELECT * FROM archive ORDER BY id');
 
     const report = await agent.dream();
     expect(report.status).toBe('ok');
@@ -56,23 +56,30 @@ describe('Dream with the offline summariser', () => {
       expect(subjects.size).toBe(1);
     }
     // Members are kept, verbatim records untouched; the fused reconstruction is indexed.
-    expect(rows(db, "SELECT id, keywords FROM topics WHERE kind = 'turn' ORDER BY id")).toEqual(turnsBefore);
-    const archiveAfter = rows(db, "SELECT * FROM archive WHERE role IS NOT 'dream' ORDER BY id");
+    expect(await rows(db, "SELECT id, keywords FROM topics WHERE kind = 'turn' ORDER BY id")).toEqual(
+      turnsBefore,
+    );
+    const archiveAfter = await rows(
+      db,
+      "SELECT * FROM archive WHERE role IS DISTINCT FROM 'dream' ORDER BY id",
+    );
     expect(archiveAfter).toEqual(archiveBefore);
-    const indexed = rows(
+    const indexed = await rows(
       db,
       `SELECT d.topic_id FROM search_docs d JOIN archive a ON CAST(a.id AS TEXT) = d.ref
        WHERE d.layer = 'archive' AND a.role = 'dream'`,
     );
     expect(indexed.map((r) => r.topic_id).sort()).toEqual(fused.map((t) => t.id).sort());
     expect(
-      rows(db, "SELECT dream_id FROM topics WHERE kind = 'fused'").every((r) => r.dream_id === report.id),
+      (await rows(db, "SELECT dream_id FROM topics WHERE kind = 'fused'")).every(
+        (r) => r.dream_id === report.id,
+      ),
     ).toBe(true);
     // The reconstructions are found by text like any archive record.
     const keyword = fused[0]?.keywords[0] as string;
     const found = await agent.searchArchive({ text: keyword, role: 'dream' });
     expect(found.map((r) => r.topicId)).toContain(fused[0]?.id);
-    expect(conversationProblems(db)).toEqual([]);
+    expect(await conversationProblems(db)).toEqual([]);
     await db.check();
     await db.close();
   });
@@ -90,7 +97,7 @@ describe('Dream with the offline summariser', () => {
     report = await agent.dream(big2);
     expect(report.sceneId).toBe(big2);
     expect(stage(report, 'compress').read.scenes).toBe(1);
-    const fusedScenes = rows(db, "SELECT DISTINCT scene_id FROM topics WHERE kind = 'fused'").map(
+    const fusedScenes = (await rows(db, "SELECT DISTINCT scene_id FROM topics WHERE kind = 'fused'")).map(
       (r) => r.scene_id,
     );
     expect(fusedScenes).toEqual([big2]);
@@ -111,7 +118,7 @@ describe('Dream with the offline summariser', () => {
     for (const node of graph.nodes) {
       expect(node.importance).toBe(1);
       expect(node.topicIds).toHaveLength(
-        rows(db, 'SELECT id FROM topics WHERE scene_id = ?', node.sceneId).length,
+        (await rows(db, 'SELECT id FROM topics WHERE scene_id = ?', node.sceneId)).length,
       );
     }
     const byScene = new Map(graph.nodes.map((n) => [n.sceneId, n]));
@@ -171,7 +178,7 @@ describe('Dream with the offline summariser', () => {
     const back = await agent.listEngram();
     expect(back.nodes.map((n) => n.sceneId)).toEqual([c]);
     expect(back.fadedScenes).toBe(1);
-    expect(rows(db, 'SELECT scene_id FROM engram_nodes WHERE scene_id = ?', b)).toEqual([]);
+    expect(await rows(db, 'SELECT scene_id FROM engram_nodes WHERE scene_id = ?', b)).toEqual([]);
     await db.close();
   });
 
@@ -224,7 +231,7 @@ describe('Dream with the offline summariser', () => {
     off.clock.advance(1000 * HOUR);
     const kept = await off.agent.dream();
     expect(stage(kept, 'retention')).toMatchObject({ status: 'skipped', changed: { archiveRecords: 0 } });
-    expect(rows(off.db, 'SELECT id FROM archive')).toHaveLength(4);
+    expect(await rows(off.db, 'SELECT id FROM archive')).toHaveLength(4);
     await off.db.close();
 
     const on = await openDreamTemp({ dream: { auto: false }, retention: { archiveMs: 24 * HOUR } });
@@ -233,10 +240,10 @@ describe('Dream with the offline summariser', () => {
     await fillScene(on.agent, on.clock, { threads: 1, perThread: 1, offset: 3 });
     const pruned = await on.agent.dream();
     expect(stage(pruned, 'retention')).toMatchObject({ status: 'ok', changed: { archiveRecords: 4 } });
-    expect(rows(on.db, 'SELECT id FROM archive')).toHaveLength(2);
+    expect(await rows(on.db, 'SELECT id FROM archive')).toHaveLength(2);
     // Topics (with their keywords) survive their records.
-    expect(rows(on.db, "SELECT id FROM topics WHERE kind = 'turn'")).toHaveLength(3);
-    expect(conversationProblems(on.db)).toEqual([]);
+    expect(await rows(on.db, "SELECT id FROM topics WHERE kind = 'turn'")).toHaveLength(3);
+    expect(await conversationProblems(on.db)).toEqual([]);
     await on.db.close();
   });
 
@@ -246,10 +253,10 @@ describe('Dream with the offline summariser', () => {
     await fillScene(agent, clock, { threads: 3, perThread: 2, offset: 4 });
     const first = await agent.dream();
     expect(first.status).toBe('ok');
-    const state = memoryState(db);
+    const state = await memoryState(db);
     const second = await agent.dream();
     expect(second.status).toBe('ok');
-    expect(memoryState(db)).toEqual(state);
+    expect(await memoryState(db)).toEqual(state);
     for (const s of second.stages)
       expect(
         Object.values(s.changed).every((n) => n === 0),
@@ -259,7 +266,7 @@ describe('Dream with the offline summariser', () => {
   });
 });
 
-describe('radial re-summarisation in Dream', () => {
+describeEngines('radial re-summarisation in Dream', () => {
   it('fills pending summaries and keywords left by failed model calls', async () => {
     let down = true;
     const { summarizer } = scriptedSummarizer({
@@ -277,7 +284,7 @@ describe('radial re-summarisation in Dream', () => {
     expect(node.summariesState).toBe('pending');
     await fillScene(agent, clock, { threads: 1, perThread: 2 });
     expect(
-      rows(db, "SELECT id FROM topics WHERE keywords_state = 'pending' AND status = 'closed'"),
+      await rows(db, "SELECT id FROM topics WHERE keywords_state = 'pending' AND status = 'closed'"),
     ).toHaveLength(2);
 
     const failing = await agent.dream();
@@ -286,13 +293,13 @@ describe('radial re-summarisation in Dream', () => {
     down = false;
     const report = await agent.dream();
     expect(stage(report, 'radial')).toMatchObject({ changed: { keywordsFilled: 2, summariesFilled: 1 } });
-    expect(rows(db, "SELECT id FROM topics WHERE keywords_state = 'pending'")).toEqual([]);
+    expect(await rows(db, "SELECT id FROM topics WHERE keywords_state = 'pending'")).toEqual([]);
     expect((await agent.radial.getNode('auth', 1))?.summariesState).toBe('ready');
     await db.close();
   });
 
   it('refreshes the presented levels of nodes that moved away from position 1 with a stronger summariser', async () => {
-    const path = tempFile();
+    const path = freshMemoryPath();
     const clock = new TestClock();
     const offline = await openMemory(path, { clock, dream: { auto: false } });
     const radial = offline.primary().radial;
@@ -306,7 +313,7 @@ describe('radial re-summarisation in Dream', () => {
           `We tuned the autoscaler limits for pool ${i} and checked the node metrics afterwards. `.repeat(12),
       });
     }
-    const before = rows(
+    const before = await rows(
       offline,
       'SELECT id, s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes ORDER BY line_seq',
     );
@@ -322,7 +329,7 @@ describe('radial re-summarisation in Dream', () => {
       read: { refreshCandidates: 4 },
       changed: { nodesRefreshed: 4 },
     });
-    const after = rows(
+    const after = await rows(
       db,
       'SELECT id, s_origin, s_brief, s_summary, s_detailed, summaries_tier FROM nodes ORDER BY line_seq',
     );
