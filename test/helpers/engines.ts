@@ -1,4 +1,4 @@
-import { beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import type { MemoryDB } from '../../src/api/memory-db.js';
 import { Store } from '../../src/store/store.js';
 import { freshPgUrl, pgAdmin, PG_SKIP_REASON } from './pg-memory.js';
@@ -67,6 +67,9 @@ export function describeEngines(title: string, body: (engine: EngineUnderTest) =
       beforeAll(() => {
         current = engine;
       });
+      afterAll(() => {
+        current = undefined;
+      });
       body(engine);
     });
   }
@@ -111,4 +114,9 @@ export async function memorySql(db: MemoryDB, sql: string, ...params: unknown[])
   const text = sql.replace(/\?/g, () => `$${++n}`);
   const kind = /^\s*(SELECT|WITH)\b/i.test(sql) ? 'read' : 'write';
   return store.sql(kind, 'test sql', async (q) => (await q.query<Row>(text, params)).rows);
+}
+
+/** {@link EngineUnderTest.digest} of the engine under test: to prove a refused call changed nothing. */
+export function memoryDigest(path: string): Promise<string> {
+  return engineUnderTest().digest(path);
 }

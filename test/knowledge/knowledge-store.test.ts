@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryDB } from '../../src/api/memory-db.js';
 import { searchIndex } from '../../src/recall/search.js';
 import type { KnowledgeBatch, KnowledgeImportProgress } from '../../src/core/model/knowledge.js';
-import { fileDigest } from '../helpers/temp.js';
+import { describeEngines, memoryDigest, memorySql } from '../helpers/engines.js';
 import { rejection } from '../helpers/errors.js';
 import { fresh } from './helpers.js';
 
@@ -27,7 +27,7 @@ const architecture: KnowledgeBatch = {
   ],
 };
 
-describe('knowledge import', () => {
+describeEngines('knowledge import', () => {
   it('creates the graph, nodes and edges, and reports them', async () => {
     const { db } = await fresh();
     const report = await db.knowledge.import(architecture);
@@ -52,7 +52,7 @@ describe('knowledge import', () => {
     const { db, path } = await fresh();
     const first = await db.knowledge.import(architecture);
     const before = await db.knowledge.get(first.graphId);
-    const digest = fileDigest(path);
+    const digest = await memoryDigest(path);
     for (const mode of ['merge', 'skip', 'overwrite'] as const) {
       const again = await db.knowledge.import(architecture, { mode });
       expect(again).toEqual({
@@ -66,7 +66,7 @@ describe('knowledge import', () => {
         errors: [],
       });
     }
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
     expect(await db.knowledge.get(first.graphId)).toEqual(before);
   });
 
@@ -193,7 +193,7 @@ describe('knowledge import', () => {
   });
 });
 
-describe('bad batches change nothing', () => {
+describeEngines('bad batches change nothing', () => {
   const cases: [string, unknown, unknown, string][] = [
     ['an empty batch', { graph: 'g' }, undefined, 'batch'],
     ['a blank label', { graph: '  ', nodes: [{ title: 'A' }] }, undefined, 'batch.graph'],
@@ -245,17 +245,17 @@ describe('bad batches change nothing', () => {
   it.each(cases)('refuses %s', async (_name, batch, options, field) => {
     const { db, path } = await fresh();
     await db.knowledge.import(architecture);
-    const digest = fileDigest(path);
+    const digest = await memoryDigest(path);
     const error = await rejection(db.knowledge.import(batch as KnowledgeBatch, options as never));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.field).toBe(field);
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
   });
 
   it('refuses an edge naming a node neither in the batch nor in the graph, even in chunks', async () => {
     const { db, path } = await fresh();
     await db.knowledge.import(architecture);
-    const digest = fileDigest(path);
+    const digest = await memoryDigest(path);
     const nodes = Array.from({ length: 50 }, (_, i) => ({ title: `n${i}` }));
     const error = await rejection(
       db.knowledge.import(
@@ -273,7 +273,7 @@ describe('bad batches change nothing', () => {
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.field).toBe('batch.edges.1.members.1');
     expect(error.message).toContain('Nowhere');
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
   });
 
   it('does not let an edge reach into another graph', async () => {
@@ -308,7 +308,7 @@ async function chain(db: MemoryDB): Promise<{ graphId: string; id: (title: strin
   return { graphId: report.graphId, id: (title) => ids.get(title) as string };
 }
 
-describe('querySubgraph', () => {
+describeEngines('querySubgraph', () => {
   it('walks breadth-first to the given depth, returning edges whose members were all visited', async () => {
     const { db } = await fresh();
     const { id } = await chain(db);
@@ -369,7 +369,7 @@ describe('querySubgraph', () => {
   });
 });
 
-describe('queryNodes', () => {
+describeEngines('queryNodes', () => {
   it('ANDs every condition', async () => {
     const { db } = await fresh();
     const arch = await db.knowledge.import(architecture);
@@ -398,7 +398,7 @@ describe('queryNodes', () => {
   });
 });
 
-describe('search', () => {
+describeEngines('search', () => {
   it('ranks title matches first and finds word matches the substring test misses', async () => {
     const { db } = await fresh();
     const report = await db.knowledge.import({
@@ -446,22 +446,22 @@ describe('search', () => {
   });
 });
 
-describe('graphs', () => {
+describeEngines('graphs', () => {
   it('renames a graph, keeping its id; the same label is a no-op; a taken label is a conflict', async () => {
     const { db, path } = await fresh();
     const arch = await db.knowledge.import(architecture);
     const other = await db.knowledge.import({ graph: 'other', nodes: [{ title: 'X' }] });
     const renamed = await db.knowledge.update(arch.graphId, { label: 'systems' });
     expect(renamed).toMatchObject({ id: arch.graphId, label: 'systems' });
-    const digest = fileDigest(path);
+    const digest = await memoryDigest(path);
     expect(await db.knowledge.update(arch.graphId, { label: 'systems' })).toEqual(renamed);
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
     expect((await rejection(db.knowledge.update(arch.graphId, { label: 'other' }))).code).toBe('CONFLICT');
     expect((await rejection(db.knowledge.update(arch.graphId, { label: ' ' }))).code).toBe('INVALID_INPUT');
     expect((await rejection(db.knowledge.update('kg_0000000000000000', { label: 'z' }))).code).toBe(
       'NOT_FOUND',
     );
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
     // Imports route by the current label; the old label makes a new graph with a new id.
     expect((await db.knowledge.import({ graph: 'systems', nodes: [{ title: 'Users DB' }] })).graphId).toBe(
       arch.graphId,
@@ -476,16 +476,20 @@ describe('graphs', () => {
     const { db } = await fresh();
     const arch = await db.knowledge.import(architecture);
     const keep = await db.knowledge.import({ graph: 'keep', nodes: [{ title: 'Auth keep' }] });
-    const engine = db.store.engine;
     const agentId = db.primary().info().id;
-    engine.write('test scenes', () => {
-      const insert = engine.statement(
+    for (const [id, graphId] of [
+      ['scn_a', arch.graphId],
+      ['scn_b', arch.graphId],
+      ['scn_c', keep.graphId],
+    ] as const)
+      await memorySql(
+        db,
         'INSERT INTO scenes (id, agent_id, name, knowledge_id, created_at, last_used_at) VALUES (?, ?, ?, ?, 1, 1)',
+        id,
+        agentId,
+        id.slice(4),
+        graphId,
       );
-      insert.run('scn_a', agentId, 'a', arch.graphId);
-      insert.run('scn_b', agentId, 'b', arch.graphId);
-      insert.run('scn_c', agentId, 'c', keep.graphId);
-    });
     const report = await db.knowledge.delete(arch.graphId);
     expect(report).toEqual({
       graphId: arch.graphId,
@@ -497,23 +501,20 @@ describe('graphs', () => {
     expect(await db.knowledge.get(arch.graphId)).toBeUndefined();
     expect((await rejection(db.knowledge.getOrThrow(arch.graphId))).code).toBe('NOT_FOUND');
     expect((await rejection(db.knowledge.delete(arch.graphId))).code).toBe('NOT_FOUND');
-    const anchors = engine.statement('SELECT id, knowledge_id FROM scenes ORDER BY id').all();
+    const anchors = await memorySql(db, 'SELECT id, knowledge_id FROM scenes ORDER BY id');
     expect(anchors).toEqual([
       { id: 'scn_a', knowledge_id: null },
       { id: 'scn_b', knowledge_id: null },
       { id: 'scn_c', knowledge_id: keep.graphId },
     ]);
     expect((await db.knowledge.search('auth')).map((hit) => hit.node.title)).toEqual(['Auth keep']);
-    const indexRows = engine
-      .statement("SELECT count(*) FROM search_docs WHERE layer = 'knowledge'")
-      .pluck()
-      .get();
-    expect(indexRows).toBe(1);
+    const indexRows = await memorySql(db, "SELECT count(*) AS n FROM search_docs WHERE layer = 'knowledge'");
+    expect(indexRows).toEqual([{ n: 1 }]);
     await db.check();
   });
 });
 
-describe('node-level edits', () => {
+describeEngines('node-level edits', () => {
   it('deletes nodes with every edge they belong to, reporting unknown ids', async () => {
     const { db } = await fresh();
     const { graphId, id } = await chain(db);
@@ -542,7 +543,7 @@ describe('node-level edits', () => {
       { nodeId: usersDb, observations: ['PostgreSQL 16', 'read replica in eu-west'] },
     ]);
     expect(added).toEqual([{ nodeId: usersDb, added: ['read replica in eu-west'] }]);
-    const digest = fileDigest(path);
+    const digest = await memoryDigest(path);
     const error = await rejection(
       db.knowledge.addObservations([
         { nodeId: usersDb, observations: ['never written'] },
@@ -550,7 +551,7 @@ describe('node-level edits', () => {
       ]),
     );
     expect(error.code).toBe('NOT_FOUND');
-    expect(fileDigest(path)).toBe(digest);
+    expect(await memoryDigest(path)).toBe(digest);
     const removed = await db.knowledge.deleteObservations([
       { nodeId: usersDb, observations: ['PostgreSQL 16', 'not held'] },
       { nodeId: 'kn_0000000000000000', observations: ['x'] },
@@ -565,6 +566,10 @@ describe('node-level edits', () => {
   });
 });
 
+// SQLite only: the other writer changes the graph inside the import's synchronous onProgress
+// callback, through the SQLite store's synchronous repositories (store.direct); PostgreSQL has no
+// synchronous path, and an asynchronous write there would race the next chunk instead of landing
+// between two chunks. (Not yet covered on PostgreSQL: it needs an awaited progress hook.)
 describe('writers changing the graph while a chunked import runs', () => {
   it('reports edges whose member another writer deleted, and writes the rest', async () => {
     const { db, path } = await fresh();
@@ -623,14 +628,14 @@ describe('writers changing the graph while a chunked import runs', () => {
   });
 });
 
-describe('sharing', () => {
+describeEngines('sharing', () => {
   it('is visible from every agent and every connection to the file', async () => {
     const { db, path } = await fresh();
     const alice = await db.agent('alice');
     const bob = await db.agent('bob');
     const report = await db.knowledge.import(architecture);
     for (const agent of [db.primary(), alice, bob]) {
-      const hits = await searchIndex(db.store, {
+      const hits = await searchIndex(db.memoryStore, {
         agentId: agent.info().id,
         query: 'JWT tokens',
         layers: ['knowledge'],

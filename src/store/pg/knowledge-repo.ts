@@ -282,6 +282,8 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
       );
     }
     const holder = await this.graphByLabel(chunk.label);
+    // The graph another connection created for the same label since the read above (see below).
+    if (holder?.id === chunk.graphId) return false;
     if (holder) {
       throw new HedgehopError(
         'CONFLICT',
