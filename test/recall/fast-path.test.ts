@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import { matchExpression, queryTerms } from '../../src/recall/query.js';
 import { searchIndex, searchIndexResolved } from '../../src/recall/search.js';
 import { stem, tokenize } from '../../src/recall/query.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 
 /** A small seeded vocabulary: a few common words, many rarer ones, so queries hit many records. */
 const COMMON = ['deploy', 'server', 'review', 'budget', 'meeting', 'client'];
@@ -17,12 +15,20 @@ const words = fc.array(fc.oneof(fc.constantFrom(...COMMON), fc.constantFrom(...R
   maxLength: 4,
 });
 
-let dir: string;
 let db: MemoryDB;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hedgehop-fast-path-'));
-  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+/** Opens a fresh memory on the engine under test holding 1,500 seeded records, closed after the block. */
+function seededMemory(): void {
+  beforeAll(async () => {
+    db = await seed();
+  }, 120_000);
+  afterAll(async () => {
+    await db.close();
+  });
+}
+
+async function seed(): Promise<MemoryDB> {
+  const db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
   const agent = db.primary();
   const texts = fc.sample(
     fc.array(fc.oneof(fc.constantFrom(...COMMON), fc.constantFrom(...RARE)), { minLength: 4, maxLength: 12 }),
@@ -40,14 +46,11 @@ beforeAll(async () => {
     );
     await agent.update({ createdAt: T0 + turn * 10_000, outcome: 'seeded' });
   }
-}, 120_000);
+  return db;
+}
 
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-describe('searchArchive fast path', () => {
+describeEngines('searchArchive fast path', () => {
+  seededMemory();
   it('returns the same records in the same order as a read of the best 1000 matches', async () => {
     const agent = db.primary();
     await fc.assert(
@@ -76,7 +79,7 @@ describe('searchArchive fast path', () => {
       fc.asyncProperty(words, async (w) => {
         const query = w.join(' ');
         const stems = new Set(queryTerms(query).map((t) => t.stem));
-        const ranked = await searchIndexResolved(db.store, {
+        const ranked = await searchIndexResolved(db.memoryStore, {
           agentId,
           query,
           layers: ['archive'],
@@ -105,7 +108,8 @@ describe('searchArchive fast path', () => {
   });
 });
 
-describe('ranking reads', () => {
+describeEngines('ranking reads', (engine) => {
+  seededMemory();
   it('a longer read of a query starts with every shorter read (re-ranked head, then BM25 order)', async () => {
     const agentId = db.primary().info().id;
     await fc.assert(
@@ -117,8 +121,8 @@ describe('ranking reads', () => {
           const query = w.join(' ');
           // A small re-ranked pool, so that most reads run past it into the BM25 tail.
           const weights = { candidates: 20 };
-          const short = await searchIndex(db.store, { agentId, query, limit: a, weights });
-          const long = await searchIndex(db.store, { agentId, query, limit: a + more, weights });
+          const short = await searchIndex(db.memoryStore, { agentId, query, limit: a, weights });
+          const long = await searchIndex(db.memoryStore, { agentId, query, limit: a + more, weights });
           expect(long.slice(0, short.length).map((h) => h.rowid)).toEqual(short.map((h) => h.rowid));
           for (let i = 1; i < long.length; i++)
             expect(long[i]!.score).toBeLessThanOrEqual(long[i - 1]!.score);
@@ -129,6 +133,9 @@ describe('ranking reads', () => {
     );
   });
 
+  // SQLite only: the reference is a plain FTS5 join ranked by SQLite's bm25(); the PostgreSQL
+  // candidate query is compared with SQLite's in src/store/pg/recall-repo.test.ts.
+  if (engine.name !== 'sqlite') return;
   it('the candidate query returns what a plain join-then-sort of the same match returns', () => {
     const store = db.store;
     const agentId = db.primary().info().id;

@@ -1,28 +1,25 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import type { Agent } from '../../src/api/agent.js';
 import { HedgehopError } from '../../src/core/errors.js';
 import { countTokens } from '../../src/core/tokens.js';
 import { searchIndex } from '../../src/recall/search.js';
 import { reindex } from '../../src/memory/recall/reindex.js';
+import { describeEngines, freshMemoryPath, memoryDigest } from '../helpers/engines.js';
 
 const DAY = 24 * 3600 * 1000;
 const T0 = Date.UTC(2024, 0, 10, 12, 0);
 
-let dir: string;
+let path: string;
 let db: MemoryDB;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hedgehop-recall-'));
-  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+  path = freshMemoryPath();
+  db = await openMemory(path, { durability: 'normal', dream: { auto: false } });
 });
 
 afterEach(async () => {
   if (!db.closed) await db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** One scene per list of exchanges, each exchange one turn (input by the user, output by the agent). */
@@ -56,7 +53,7 @@ async function seed(agent: Agent): Promise<void> {
   ]);
 }
 
-describe('recall', () => {
+describeEngines('recall', () => {
   it('finds archive records and points back to the verbatim record', async () => {
     const agent = db.primary();
     await seed(agent);
@@ -224,7 +221,7 @@ describe('recall', () => {
   it('rejects bad options with INVALID_INPUT naming the field, writing nothing', async () => {
     const agent = db.primary();
     await seed(agent);
-    const before = readFileSync(join(dir, 'm.db'));
+    const before = await memoryDigest(path);
     const bad: [unknown, unknown, string][] = [
       [42, {}, 'query'],
       ['x', { budgetTokens: -1 }, 'options.budgetTokens'],
@@ -242,7 +239,7 @@ describe('recall', () => {
       expect((error as HedgehopError).code).toBe('INVALID_INPUT');
       expect((error as HedgehopError).field).toBe(field);
     }
-    expect(readFileSync(join(dir, 'm.db')).equals(before)).toBe(true);
+    expect(await memoryDigest(path)).toBe(before);
   });
 
   it('lists the newest rows for an empty query', async () => {
@@ -254,7 +251,7 @@ describe('recall', () => {
   });
 });
 
-describe('reindex', () => {
+describeEngines('reindex', () => {
   it('rebuilds the same index from the verbatim tables', async () => {
     const agent = db.primary();
     await seed(agent);
@@ -267,16 +264,15 @@ describe('reindex', () => {
     });
     await db.knowledge.import({ graph: 'ops', nodes: [{ title: 'Vault', content: 'Holds the JWT secret' }] });
     await agent.updateProfile({ name: 'Ops bot', role: 'keeps the JWT secret safe' });
-    const store = db.store;
+    const store = db.memoryStore;
     const queries = ['JWT secret vault', 'kayak fjords', '東京都の会議', 'migration rolled back'];
     const key = (h: { layer: string; ref: string; part: string; score: number }) =>
       `${h.layer}:${h.ref}:${h.part}:${h.score.toFixed(6)}`;
     const before = await Promise.all(
       queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
     );
-    const docsBefore = store.engine.read('t', () =>
-      store.direct.recall.recent({ agentId: agent.info().id }, 1000),
-    ).length;
+    const docsBefore = (await store.read('t', (tx) => tx.recall.recent({ agentId: agent.info().id }, 1000)))
+      .length;
     const progress: number[] = [];
     const report = await reindex(store, { onProgress: (p) => progress.push(p.done), batchSize: 3 });
     expect(progress.length).toBeGreaterThan(1);
@@ -284,9 +280,9 @@ describe('reindex', () => {
     const after = await Promise.all(
       queries.map((query) => searchIndex(store, { agentId: agent.info().id, query, limit: 50 })),
     );
-    expect(
-      store.engine.read('t', () => store.direct.recall.recent({ agentId: agent.info().id }, 1000)).length,
-    ).toBe(docsBefore);
+    expect((await store.read('t', (tx) => tx.recall.recent({ agentId: agent.info().id }, 1000))).length).toBe(
+      docsBefore,
+    );
     for (let i = 0; i < queries.length; i++) {
       const b = before[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();
       const a = after[i]!.map((h) => key(h).split(':').slice(0, 3).join(':')).sort();

@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import { exportDump, importDump } from '../../src/api/dump.js';
 import { reindex } from '../../src/memory/recall/reindex.js';
 import { indexTerms } from '../../src/core/topic-terms.js';
-import { tempFile } from '../helpers/temp.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 
 // A turn shows at most 15 keywords, but its topic row in the recall index holds every word of
 // the turn a keyword could have been: a question that names a word the 15 left out still finds
@@ -19,7 +19,7 @@ afterEach(async () => {
   for (const db of dbs.splice(0)) if (!db.closed) await db.close();
 });
 
-async function open(path = tempFile()): Promise<MemoryDB> {
+async function open(path = freshMemoryPath()): Promise<MemoryDB> {
   const db = await openMemory(path, { durability: 'normal', dream: { auto: false } });
   dbs.push(db);
   return db;
@@ -30,7 +30,7 @@ async function topicHits(db: MemoryDB, query: string): Promise<string[]> {
   return hits.map((h) => h.ref);
 }
 
-describe('topic index terms', () => {
+describeEngines('topic index terms', () => {
   it('lists content words, adjacent pairs and facts of the texts, distinct, in order', () => {
     const terms = indexTerms(['Alice moved the billing DB to Postgres 16 on 2024-05-01.']);
     expect(terms).toEqual(expect.arrayContaining(['Alice', 'billing', 'billing DB', 'DB', '2024-05-01']));
@@ -57,12 +57,12 @@ describe('topic index terms', () => {
     expect(await topicHits(db, missing!)).toEqual([topic.id]);
     expect(await topicHits(db, 'packing list')).toEqual([topic.id]);
 
-    await reindex(db.store);
+    await reindex(db.memoryStore);
     expect(await topicHits(db, missing!)).toEqual([topic.id]);
 
     const lines: string[] = [];
     await exportDump(db, (line) => lines.push(line));
-    const restored = tempFile();
+    const restored = freshMemoryPath();
     await importDump(restored, lines);
     const copy = await open(restored);
     expect(await topicHits(copy, missing!)).toEqual([topic.id]);

@@ -1,26 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import { HedgehopError } from '../../src/core/errors.js';
 import { searchIndex } from '../../src/recall/search.js';
 import { backfillEmbeddings, configureEmbedder } from '../../src/recall/vectors.js';
 import { MockEmbedder } from '../../src/llm/mock-embedder.js';
 import type { Embedder } from '../../src/llm/types.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
 
-let dir: string;
+let path: string;
 let db: MemoryDB;
 const T0 = Date.UTC(2024, 0, 1);
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hedgehop-vectors-'));
-  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+  path = freshMemoryPath();
+  db = await openMemory(path, { durability: 'normal', dream: { auto: false } });
 });
 
 afterEach(async () => {
   if (!db.closed) await db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** An embedder that maps texts about animals and texts about money to two directions. */
@@ -47,17 +44,17 @@ async function say(agentName: string | undefined, lines: readonly string[]): Pro
   }
 }
 
-describe('vectors', () => {
+describeEngines('vectors', () => {
   it('backfills pending rows outside transactions and fuses vector hits with BM25', async () => {
     await say(undefined, [
       'I adopted a kitten last week',
       'The invoice total was wrong',
       'The budget review is on Monday',
     ]);
-    const store = db.store;
+    const store = db.memoryStore;
     const embedder = new TopicEmbedder();
     expect(await configureEmbedder(store, embedder)).toBe('created');
-    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(await store.read('t', (tx) => tx.vectors.pendingCount())).toBeGreaterThan(0);
     const report = await backfillEmbeddings(store, embedder, { batchSize: 2 });
     expect(report.embedded).toBeGreaterThan(0);
     expect(report.pending).toBe(0);
@@ -74,7 +71,7 @@ describe('vectors', () => {
   it('marks rewritten rows pending and keeps agents apart in the vector search', async () => {
     await say(undefined, ['my cat sleeps all day']);
     await say('other', ['their dog barks at night']);
-    const store = db.store;
+    const store = db.memoryStore;
     const embedder = new TopicEmbedder();
     await backfillEmbeddings(store, embedder);
     const other = (await db.agent('other')).info().id;
@@ -82,12 +79,12 @@ describe('vectors', () => {
     const records = await (await db.agent('other')).searchArchive({});
     expect(hits.every((h) => records.some((r) => r.id === h.ref))).toBe(true);
     await say(undefined, ['a new puppy arrived']);
-    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(await store.read('t', (tx) => tx.vectors.pendingCount())).toBeGreaterThan(0);
   });
 
   it('never mixes models: another model is a CONFLICT unless replaced', async () => {
     await say(undefined, ['hello there']);
-    const store = db.store;
+    const store = db.memoryStore;
     await backfillEmbeddings(store, new MockEmbedder({ dimensions: 8 }));
     const error = await (async () => {
       try {
@@ -101,8 +98,11 @@ describe('vectors', () => {
     expect(await configureEmbedder(store, new MockEmbedder({ dimensions: 16 }), { replace: true })).toBe(
       'replaced',
     );
-    expect(store.direct.vectors.model()).toEqual({ modelId: 'mock-hash-16', dimensions: 16 });
-    expect(store.direct.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(await store.read('t', (tx) => tx.vectors.model())).toEqual({
+      modelId: 'mock-hash-16',
+      dimensions: 16,
+    });
+    expect(await store.read('t', (tx) => tx.vectors.pendingCount())).toBeGreaterThan(0);
     const report = await backfillEmbeddings(store, new MockEmbedder({ dimensions: 16 }));
     expect(report.pending).toBe(0);
   });
@@ -111,14 +111,14 @@ describe('vectors', () => {
     await db.close();
     const embedder = new MockEmbedder({ dimensions: 8 });
     embedder.failing = true;
-    db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false }, embedder });
+    db = await openMemory(path, { durability: 'normal', dream: { auto: false }, embedder });
     await say(undefined, ['the deploy key expired']);
-    await expect(backfillEmbeddings(db.store, embedder)).rejects.toThrow();
+    await expect(backfillEmbeddings(db.memoryStore, embedder)).rejects.toThrow();
     const result = await db.primary().recall('deploy key');
     expect(result.hits.length).toBeGreaterThan(0);
-    expect(db.store.direct.vectors.pendingCount()).toBeGreaterThan(0);
+    expect(await db.memoryStore.read('t', (tx) => tx.vectors.pendingCount())).toBeGreaterThan(0);
     embedder.failing = false;
     await db.primary().recall('deploy key');
-    expect(db.store.direct.vectors.pendingCount()).toBe(0);
+    expect(await db.memoryStore.read('t', (tx) => tx.vectors.pendingCount())).toBe(0);
   });
 });

@@ -53,10 +53,17 @@ export class PgReindexRepo implements ReindexRepository {
     };
   }
 
-  /** Deletes every index row (and the totals BM25 reads); vectors are the vector repository's. */
+  /**
+   * Deletes every index row (and the totals BM25 reads); vectors are the vector repository's.
+   * Row ids start again at 1, as SQLite's do once its table is empty: the ranking's document
+   * count is the largest row id (see PgRecallRepo.approximateDocCount), so a rebuilt index ranks
+   * and rates confidence as SQLite's does, not as if every old row were still there. (Restarting
+   * the identity is transactional: a failed rebuild rolls it back with the rows.)
+   */
   async clear(): Promise<void> {
     await this.#db.query('DELETE FROM search_docs');
     await this.#db.query('DELETE FROM search_totals');
+    await this.#db.query('ALTER TABLE search_docs ALTER COLUMN rowid RESTART WITH 1');
   }
 
   /** Archive records with id > `after`, oldest first. */
