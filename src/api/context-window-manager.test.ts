@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { countTokens } from '../core/tokens.js';
-import { fileDigest } from '../../test/helpers/temp.js';
+import { describeEngines, memoryDigest } from '../../test/helpers/engines.js';
 import { loadCorpus, openTempMemory, task } from '../../test/helpers/radial.js';
 import { rejection } from '../../test/helpers/errors.js';
 
-describe('ContextWindowManager', () => {
+describeEngines('ContextWindowManager', () => {
   it('reset() returns the origin, in English, within the token budget', async () => {
     const { db } = await openTempMemory();
     await loadCorpus(db);
@@ -78,7 +78,7 @@ describe('ContextWindowManager', () => {
     expect(found.context).toContain('Loaded by position');
     expect((await context.loadNode('auth', 9)).status).toBe('not_found');
     expect((await context.loadNode('ghost', 1)).status).toBe('not_found');
-    const before = fileDigest(path);
+    const before = await memoryDigest(path);
     expect(await rejection(context.loadNode('auth', 1, 7))).toMatchObject({
       code: 'INVALID_INPUT',
       field: 'level',
@@ -91,7 +91,7 @@ describe('ContextWindowManager', () => {
       code: 'INVALID_INPUT',
       field: 'lineId',
     });
-    expect(fileDigest(path)).toBe(before);
+    expect(await memoryDigest(path)).toBe(before);
     await db.close();
   });
 

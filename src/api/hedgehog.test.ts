@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { exportHedgehog, importHedgehog } from './hedgehog.js';
-import { fileDigest } from '../../test/helpers/temp.js';
+import { describeEngines, memoryDigest } from '../../test/helpers/engines.js';
 import { loadCorpus, openTempMemory } from '../../test/helpers/radial.js';
 import { formatLocalTimestamp, parseLocalTimestamp } from '../memory/radial/hedgehog-format.js';
 import { rejection } from '../../test/helpers/errors.js';
@@ -120,7 +120,7 @@ const ORIGIN_JSON = [
   '}',
 ].join('\n');
 
-describe('HedgehogMemory origin.json', () => {
+describeEngines('HedgehogMemory origin.json', () => {
   it('imports losslessly: exporting again gives the identical file', async () => {
     const { db } = await openTempMemory();
     const report = await importHedgehog(db.primary(), ORIGIN_JSON);
@@ -222,7 +222,7 @@ describe('HedgehogMemory origin.json', () => {
 
   it('refuses a broken file before writing anything, naming the JSON path', async () => {
     const { db, path } = await openTempMemory();
-    const before = fileDigest(path);
+    const before = await memoryDigest(path);
     const cases: [string, string][] = [
       ['{"project_name": "x", "created_at": "t", "lines": {', 'json'],
       ['[]', 'json'],
@@ -257,16 +257,16 @@ describe('HedgehogMemory origin.json', () => {
       expect(error.code, field).toBe('INVALID_INPUT');
       expect(error.field, text.slice(0, 40)).toBe(field);
     }
-    expect(fileDigest(path)).toBe(before);
+    expect(await memoryDigest(path)).toBe(before);
     await db.close();
   });
 
   it('a line or node id already present is a CONFLICT and nothing is written', async () => {
     const { db, path } = await openTempMemory();
     await db.primary().radial.createLine('notes');
-    const before = fileDigest(path);
+    const before = await memoryDigest(path);
     expect((await rejection(importHedgehog(db.primary(), ORIGIN_JSON))).code).toBe('CONFLICT');
-    expect(fileDigest(path)).toBe(before);
+    expect(await memoryDigest(path)).toBe(before);
     const other = await db.agent('second');
     const withoutNotes = await openTempMemory();
     await importHedgehog(withoutNotes.db.primary(), ORIGIN_JSON);

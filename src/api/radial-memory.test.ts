@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { codePointLength } from '../core/text.js';
 import { MockSummarizer } from '../llm/mock-summarizer.js';
 import { countTokens } from '../core/tokens.js';
-import { fileDigest, tempFile } from '../../test/helpers/temp.js';
+import { describeEngines, freshMemoryPath, memoryDigest } from '../../test/helpers/engines.js';
 import { CORPUS, loadCorpus, openTempMemory, task } from '../../test/helpers/radial.js';
 import { openMemory } from './memory-db.js';
 import { RadialMemory } from './radial-memory.js';
 import { rejection } from '../../test/helpers/errors.js';
 
-describe('lines', () => {
+describeEngines('lines', () => {
   it('creates, lists and finds lines; a duplicate id is a CONFLICT', async () => {
     const { db } = await openTempMemory();
     const radial = db.primary().radial;
@@ -41,7 +41,7 @@ describe('lines', () => {
   });
 });
 
-describe('completeTask', () => {
+describeEngines('completeTask', () => {
   it('puts the new node at position 1 and moves older ones out, without rewriting them', async () => {
     const { db } = await openTempMemory();
     const radial = db.primary().radial;
@@ -101,24 +101,29 @@ describe('completeTask', () => {
     await db.close();
   });
 
-  it('returns the full context byte for byte: multi-megabyte, any Unicode, empty lines', async () => {
-    const { db } = await openTempMemory();
-    const radial = db.primary().radial;
-    await radial.createLine('big');
-    const unit = 'línea 1\r\n\n\n  indented\ttab 🦔 日本語のテキスト 한국어 \u0001\u007f\u200b\u2028end\n';
-    const big = unit.repeat(Math.ceil((3 * 1024 * 1024) / unit.length));
-    const texts = [big, '', '\n\n\n', '   ', 'x'.repeat(10), '\u{10FFFF}\u{1F600}\uFEFF'];
-    for (const [i, text] of texts.entries()) {
-      const node = await radial.completeTask(task('big', `Task ${i}`, { fullContext: text }));
-      const restored = await radial.loadFullState(node.id);
-      expect(Buffer.from(restored, 'utf8').equals(Buffer.from(text, 'utf8'))).toBe(true);
-      expect(node.state.fullContextBytes).toBe(Buffer.byteLength(text, 'utf8'));
-    }
-    const session = await radial.openNode('big', texts.length, 4);
-    expect(await session.loadFullState()).toBe(big);
-    expect(session.context).toContain(big);
-    await db.close();
-  });
+  // Several megabytes committed and read back: a generous bound on a loaded machine.
+  it(
+    'returns the full context byte for byte: multi-megabyte, any Unicode, empty lines',
+    { timeout: 120_000 },
+    async () => {
+      const { db } = await openTempMemory();
+      const radial = db.primary().radial;
+      await radial.createLine('big');
+      const unit = 'línea 1\r\n\n\n  indented\ttab 🦔 日本語のテキスト 한국어 \u0001\u007f\u200b\u2028end\n';
+      const big = unit.repeat(Math.ceil((3 * 1024 * 1024) / unit.length));
+      const texts = [big, '', '\n\n\n', '   ', 'x'.repeat(10), '\u{10FFFF}\u{1F600}\uFEFF'];
+      for (const [i, text] of texts.entries()) {
+        const node = await radial.completeTask(task('big', `Task ${i}`, { fullContext: text }));
+        const restored = await radial.loadFullState(node.id);
+        expect(Buffer.from(restored, 'utf8').equals(Buffer.from(text, 'utf8'))).toBe(true);
+        expect(node.state.fullContextBytes).toBe(Buffer.byteLength(text, 'utf8'));
+      }
+      const session = await radial.openNode('big', texts.length, 4);
+      expect(await session.loadFullState()).toBe(big);
+      expect(session.context).toContain(big);
+      await db.close();
+    },
+  );
 
   it('keeps the environment snapshot, files and todos', async () => {
     const { db } = await openTempMemory();
@@ -181,7 +186,7 @@ describe('completeTask', () => {
   });
 });
 
-describe('a failing summariser never loses a commit', () => {
+describeEngines('a failing summariser never loses a commit', () => {
   it('commits with summaries pending, and fills them later', async () => {
     const summarizer = new MockSummarizer();
     summarizer.failing = true;
@@ -245,7 +250,7 @@ describe('a failing summariser never loses a commit', () => {
   });
 });
 
-describe('bad input is refused before anything is written', () => {
+describeEngines('bad input is refused before anything is written', () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ['empty label', { taskLabel: '' }, 'completeTask.taskLabel'],
     ['blank label', { taskLabel: '  \n' }, 'completeTask.taskLabel'],
@@ -272,11 +277,11 @@ describe('bad input is refused before anything is written', () => {
       const radial = db.primary().radial;
       await radial.createLine('a');
       await radial.completeTask(task('a', 'Existing'));
-      const before = fileDigest(path);
+      const before = await memoryDigest(path);
       const error = await rejection(radial.completeTask({ ...task('a', 'Bad'), ...patch } as never));
       expect(error.code).toBe('INVALID_INPUT');
       expect(error.field).toBe(field);
-      expect(fileDigest(path)).toBe(before);
+      expect(await memoryDigest(path)).toBe(before);
       await db.close();
     });
   }
@@ -296,11 +301,11 @@ describe('bad input is refused before anything is written', () => {
   it('unknown line → NOT_FOUND naming lineId, and the summariser is not even called', async () => {
     const summarizer = new MockSummarizer();
     const { db, path } = await openTempMemory({ summarizer });
-    const before = fileDigest(path);
+    const before = await memoryDigest(path);
     const error = await rejection(db.primary().radial.completeTask(task('ghost', 'Task')));
     expect(error).toMatchObject({ code: 'NOT_FOUND', field: 'lineId' });
     expect(summarizer.calls).toHaveLength(0);
-    expect(fileDigest(path)).toBe(before);
+    expect(await memoryDigest(path)).toBe(before);
     await db.close();
   });
 
@@ -349,7 +354,7 @@ describe('bad input is refused before anything is written', () => {
   });
 });
 
-describe('navigation', () => {
+describeEngines('navigation', () => {
   it('answers natural-language and reworded questions with the right node', async () => {
     const { db } = await openTempMemory();
     await loadCorpus(db);
@@ -501,7 +506,7 @@ describe('navigation', () => {
   });
 });
 
-describe('views', () => {
+describeEngines('views', () => {
   it('getLineHistory presents further nodes at lower levels', async () => {
     const { db } = await openTempMemory();
     const radial = db.primary().radial;
@@ -584,9 +589,9 @@ describe('views', () => {
   });
 });
 
-describe('RadialMemory.open', () => {
+describeEngines('RadialMemory.open', () => {
   it('opens a file standalone; the stored project name wins on reopen; close closes the file', async () => {
-    const path = tempFile();
+    const path = freshMemoryPath();
     const first = await RadialMemory.open(path, { projectName: 'Shop' });
     expect(await first.getProjectName()).toBe('Shop');
     await first.createLine('auth');
@@ -605,7 +610,7 @@ describe('RadialMemory.open', () => {
   });
 
   it('refuses a bad project name before creating anything', async () => {
-    const path = tempFile();
+    const path = freshMemoryPath();
     expect(await rejection(RadialMemory.open(path, { projectName: '' }))).toMatchObject({
       code: 'INVALID_INPUT',
       field: 'projectName',

@@ -49,7 +49,9 @@ export async function pgAdmin<T extends object = Record<string, unknown>>(
 afterAll(async () => {
   const names = created.splice(0);
   if (!PG_TEST_URL || names.length === 0) return;
-  await pgAdmin(names.map((name) => `DROP SCHEMA IF EXISTS "hedgehop_${name}" CASCADE`).join('; ')).catch(
-    () => undefined,
-  );
+  // One schema per statement (and so per transaction): dropping a file's dozens of memories in
+  // one transaction takes a lock on each of their thousands of relations at once and can fill the
+  // server's lock table ("out of shared memory") under another test file's transaction.
+  for (const name of names)
+    await pgAdmin(`DROP SCHEMA IF EXISTS "hedgehop_${name}" CASCADE`).catch(() => undefined);
 });

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { openMemory, type MemoryDB, type OpenOptions } from '../../src/index.js';
 import type { CompleteTaskInput } from '../../src/api/radial-memory.js';
-import { tempDir } from './temp.js';
+import { freshMemoryPath } from './engines.js';
 
-/** A fresh memory file for a radial test. */
+/** A fresh memory for a radial test, on the engine under test (SQLite outside a matrix block). */
 export async function openTempMemory(options: OpenOptions = {}): Promise<{ db: MemoryDB; path: string }> {
-  const path = join(tempDir(), 'memory.db');
+  const path = freshMemoryPath();
   return { db: await openMemory(path, options), path };
 }
 

@@ -2,21 +2,22 @@
  * Bad input: a seeded fast-check run of random sequences of valid and invalid calls against the
  * public API (radial memory, the turn loop and archive, plans, profile, knowledge graphs, the
  * memory-server tools, recall, agents). Every call either succeeds or fails with a typed
- * HedgehopError of an expected code; a call refused with INVALID_INPUT leaves the file's bytes
- * unchanged; after each sequence the invariants hold and the file passes `check()`.
+ * HedgehopError of an expected code; a call refused with INVALID_INPUT leaves the memory
+ * unchanged (the file's bytes on SQLite, every row of every table on PostgreSQL); after each
+ * sequence the invariants hold and the memory passes `check()`. Runs on both engines
+ * (test/helpers/engines.ts); PostgreSQL runs fewer sequences (a server round trip per call and
+ * two per digest).
  * The CLI, MCP tools and HTTP API have their own fuzz tests beside their adapters (test/http/fuzz.test.ts,
  * test/mcp/, test/cli/).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HedgehopError, openMemory, type Agent, type MemoryDB } from '../../src/index.js';
-import { recordFigure, scratch } from './helpers.js';
+import { describeEngines } from '../helpers/engines.js';
+import { recordFigure } from './helpers.js';
 
 const SEED = 20261130;
-const RUNS = 300;
+const RUNS = { sqlite: 300, postgres: 60 } as const;
 
 /** Codes a call may fail with on bad input or an unlucky order of calls. */
 const EXPECTED_CODES = new Set(['INVALID_INPUT', 'NOT_FOUND', 'CONFLICT']);
@@ -380,12 +381,6 @@ const COMMANDS: fc.Arbitrary<Command>[] = [
 ];
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-function digest(path: string): string {
-  const hash = createHash('sha256');
-  for (const suffix of ['', '-wal']) if (existsSync(path + suffix)) hash.update(readFileSync(path + suffix));
-  return hash.digest('hex');
-}
-
 async function invariants(db: MemoryDB): Promise<void> {
   await db.check();
   for (const info of await db.agents()) {
@@ -407,22 +402,23 @@ async function invariants(db: MemoryDB): Promise<void> {
   }
 }
 
-describe('bad input', () => {
-  it(`${RUNS} seeded sequences of random valid and invalid calls: typed errors only, file unchanged on refusal, invariants hold`, async () => {
+describeEngines('bad input', (engine) => {
+  const runs = RUNS[engine.name];
+  it(`${runs} seeded sequences of random valid and invalid calls: typed errors only, memory unchanged on refusal, invariants hold`, async () => {
     const outcomes = new Map<string, number>();
     let calls = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof(...COMMANDS), { minLength: 10, maxLength: 40 }),
         async (commands) => {
-          const path = join(scratch(), 'memory.db');
+          const path = engine.memoryPath();
           const db = await openMemory(path, { dream: { auto: false } });
           const agent = db.primary();
           await agent.radial.createLine('auth', 'Authentication', 'Login and tokens');
           try {
             for (const cmd of commands) {
               calls++;
-              const before = digest(path);
+              const before = await engine.digest(path);
               try {
                 await cmd.run({ db, agent });
                 outcomes.set('ok', (outcomes.get('ok') ?? 0) + 1);
@@ -435,7 +431,9 @@ describe('bad input', () => {
                   });
                 outcomes.set(error.code, (outcomes.get(error.code) ?? 0) + 1);
                 if (error.code === 'INVALID_INPUT')
-                  expect(digest(path), `${cmd.label} was refused but changed the file`).toBe(before);
+                  expect(await engine.digest(path), `${cmd.label} was refused but changed the memory`).toBe(
+                    before,
+                  );
               }
             }
             await invariants(db);
@@ -444,15 +442,16 @@ describe('bad input', () => {
           }
         },
       ),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      { seed: SEED, numRuns: runs, endOnFailure: true },
     );
     recordFigure({
       suite: 'bad-input',
+      engine: engine.name,
       seed: SEED,
-      sequences: RUNS,
+      sequences: runs,
       calls,
       outcomes: Object.fromEntries(outcomes),
     });
-    expect(calls).toBeGreaterThan(2000);
+    expect(calls).toBeGreaterThan(runs * 7);
   }, 400_000);
 });

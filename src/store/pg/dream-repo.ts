@@ -20,6 +20,7 @@ import type { PgArchiveRepo } from './archive-repo.js';
 import type { PgConversationRepo } from './conversation-repo.js';
 import type { PgQuery } from './pg-query.js';
 import { all, lockAgent, one, run, scalar } from './rows.js';
+import { derivedText } from './pg-values.js';
 
 interface RawSummaries {
   s_origin: string | null;
@@ -391,18 +392,18 @@ export class PgDreamRepo implements Repository<DreamRepo> {
          AND s_origin IS NOT DISTINCT FROM $9::text AND s_brief IS NOT DISTINCT FROM $10::text
          AND s_summary IS NOT DISTINCT FROM $11::text AND s_detailed IS NOT DISTINCT FROM $12::text`,
       [
-        after.origin,
-        after.brief,
-        after.summary,
-        after.detailed,
+        derivedText(after.origin),
+        derivedText(after.brief),
+        derivedText(after.summary),
+        derivedText(after.detailed),
         after.tier,
         nodeId,
         agentId,
         before.tier,
-        before.origin,
-        before.brief,
-        before.summary,
-        before.detailed,
+        derivedText(before.origin),
+        derivedText(before.brief),
+        derivedText(before.summary),
+        derivedText(before.detailed),
       ],
     );
     return changes === 1;

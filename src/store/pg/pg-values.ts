@@ -96,3 +96,16 @@ export async function withSavepoint<T>(db: PgQuery, work: () => Promise<T>): Pro
     throw error;
   }
 }
+
+/**
+ * A text the library derived from a task's full context (its presentation levels), made
+ * storable in a `text` column: NUL (`\u0000`), which a full context may hold (it is kept as
+ * bytes) but PostgreSQL text cannot, is dropped. SQLite keeps it; nothing else changes. Text the
+ * caller gives directly (labels, conversation summaries) is not touched: NUL there is refused
+ * with INVALID_INPUT (docs/postgres.md).
+ */
+export function derivedText(text: string): string;
+export function derivedText(text: string | null | undefined): string | null | undefined;
+export function derivedText(text: string | null | undefined): string | null | undefined {
+  return typeof text === 'string' && text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+}

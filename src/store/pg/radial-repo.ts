@@ -22,7 +22,7 @@ import {
   type RawOverview,
 } from '../radial-rows.js';
 import type { IndexRepository, RadialRepository } from '../seam.js';
-import { first, fromUtf8, int, intOrNull, sqlLimit, sqlState, utf8 } from './pg-values.js';
+import { derivedText, first, fromUtf8, int, intOrNull, sqlLimit, sqlState, utf8 } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
 import { PgRecallRepo } from './recall-repo.js';
 import type { NodeRowMatch } from '../radial-repo.js';
@@ -244,10 +244,10 @@ export class PgRadialRepo implements RadialRepository {
         newNode.todos,
         newNode.envSnapshot,
         newNode.history,
-        newNode.summaries.origin,
-        newNode.summaries.brief,
-        newNode.summaries.summary,
-        newNode.summaries.detailed,
+        derivedText(newNode.summaries.origin),
+        derivedText(newNode.summaries.brief),
+        derivedText(newNode.summaries.summary),
+        derivedText(newNode.summaries.detailed),
         newNode.summariesState,
         newNode.summariesTier,
         newNode.extra,
@@ -397,7 +397,15 @@ export class PgRadialRepo implements RadialRepository {
     await this.#db.query(
       `UPDATE nodes SET s_origin = $1, s_brief = $2, s_summary = $3, s_detailed = $4, summaries_state = $5,
          summaries_tier = $6 WHERE id = $7`,
-      [summaries.origin, summaries.brief, summaries.summary, summaries.detailed, state, tier, nodeId],
+      [
+        derivedText(summaries.origin),
+        derivedText(summaries.brief),
+        derivedText(summaries.summary),
+        derivedText(summaries.detailed),
+        state,
+        tier,
+        nodeId,
+      ],
     );
     if (summaryIndexText !== undefined && summaryIndexText.length > 0) {
       await this.#index.upsert({
