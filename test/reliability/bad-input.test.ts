@@ -17,7 +17,7 @@ import { describeEngines } from '../helpers/engines.js';
 import { recordFigure } from './helpers.js';
 
 const SEED = 20261130;
-const RUNS = { sqlite: 300, postgres: 60 } as const;
+const RUNS = { sqlite: 300, postgres: 20 } as const;
 
 /** Codes a call may fail with on bad input or an unlucky order of calls. */
 const EXPECTED_CODES = new Set(['INVALID_INPUT', 'NOT_FOUND', 'CONFLICT']);
