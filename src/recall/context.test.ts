@@ -1,73 +1,86 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../core/tokens.js';
-import { assembleContext, type ContextCandidate } from './context.js';
+import { assembleContext, recordForms, type ContextCandidate } from './context.js';
+import { stemsOf } from './text-fit.js';
 
-const candidate = (label: string, full: string, brief?: string): ContextCandidate => ({
+const candidate = (label: string, ...forms: string[][]): ContextCandidate => ({
   label,
-  full,
-  ...(brief === undefined ? {} : { levels: { brief } }),
+  forms: forms.map((lines, i) => ({ level: i === 0 ? 'full' : 'brief', lines })),
+});
+
+describe('recordForms', () => {
+  it('gives the top records in full and the rest shorter, never cut inside a sentence', () => {
+    const long = Array.from({ length: 60 }, (_, i) => `Sentence ${i} is about item ${i}.`).join(' ');
+    expect(recordForms(long, undefined, 0, stemsOf('item'))[0]).toEqual({ level: 'full', lines: [long] });
+    const later = recordForms(long, undefined, 12, stemsOf('item 40'));
+    expect(later.map((f) => f.level)).toEqual(['brief']);
+    const brief = later[0]!.lines[0]!;
+    expect(brief).toContain('Sentence 40 is about item 40.');
+    expect(brief.replace(/…/gu, '').trim().endsWith('.')).toBe(true);
+  });
+
+  it('uses stored levels when the record has them', () => {
+    const forms = recordForms('long text. '.repeat(500), { brief: 'the stored brief' }, 12, new Set());
+    expect(forms).toEqual([{ level: 'brief', lines: ['the stored brief'] }]);
+  });
 });
 
 describe('assembleContext', () => {
-  it('gives the top items in full and the rest briefer', () => {
-    const long = 'word '.repeat(400);
-    const items = Array.from({ length: 12 }, (_, i) => candidate(`[item ${i}]`, `${i} ${long}`));
-    const { context, included, usedTokens } = assembleContext(items, 4000);
-    expect(included.get(0)).toBe('full');
-    expect(included.get(3)).toBe('summary');
-    expect(included.get(11)).toBe('brief');
-    expect(context.startsWith('[item 0]\n0 word')).toBe(true);
-    expect(usedTokens).toBe(countTokens(context));
-  });
-
-  it('shortens an item that does not fit in full, and uses stored levels', () => {
-    const items = [candidate('[a]', 'long text '.repeat(500), 'the stored brief')];
-    const { context, included } = assembleContext(items, 30);
+  it('takes the first form of each item that fits', () => {
+    const big = 'word '.repeat(400);
+    const { context, included } = assembleContext([candidate('[a]', [big], ['short'])], 30);
     expect(included.get(0)).toBe('brief');
-    expect(context).toBe('[a]\nthe stored brief');
+    expect(context).toBe('[a]\nshort');
   });
 
-  it('names a group once: later items of the same group carry their repeat label', () => {
-    const item = (label: string, group: string, full: string): ContextCandidate => ({
-      label: `[${label} · ${group}]`,
-      repeatLabel: `[${label}]`,
+  it('shows a label once for a run of items that share it, and a group name once', () => {
+    const item = (time: string, group: string, text: string): ContextCandidate => ({
+      label: `[${time} · ${group}]`,
+      repeatLabel: `[${time}]`,
       group,
-      full,
+      forms: [{ level: 'full', lines: [text] }],
     });
     const { context } = assembleContext(
-      [item('10:00', 'ops', 'a'), item('11:00', 'ops', 'b'), item('12:00', 'lunch', 'c')],
+      [
+        item('10:00', 'ops', 'a'),
+        item('10:00', 'ops', 'b'),
+        item('11:00', 'ops', 'c'),
+        item('12:00', 'lunch', 'd'),
+      ],
       1000,
     );
-    expect(context).toBe('[10:00 · ops]\na\n\n[11:00]\nb\n\n[12:00 · lunch]\nc');
-    // An item that does not fit names nothing: the next one of its group still names it.
-    const big = item('09:00', 'ops', 'word '.repeat(2000));
-    const second = assembleContext([big, item('11:00', 'ops', 'b')], 20).context;
-    expect(second).toBe('[11:00 · ops]\nb');
+    expect(context).toBe('[10:00 · ops]\na\n\nb\n\n[11:00]\nc\n\n[12:00 · lunch]\nd');
+  });
+
+  it('never shows a line twice, and skips an item with nothing new', () => {
+    const { context, included } = assembleContext(
+      [
+        candidate('[1]', ['same line', 'other']),
+        candidate('[2]', ['same line']),
+        candidate('[3]', ['same line', 'new']),
+      ],
+      1000,
+    );
+    expect(context).toBe('[1]\nsame line\nother\n\n[3]\nnew');
+    expect(included.has(1)).toBe(false);
   });
 
   it('returns nothing for a zero budget', () => {
-    expect(assembleContext([candidate('[a]', 'text')], 0)).toMatchObject({ context: '', usedTokens: 0 });
+    expect(assembleContext([candidate('[a]', ['text'])], 0)).toMatchObject({ context: '', usedTokens: 0 });
   });
 
   it('never exceeds the budget (property)', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 400 });
     fc.assert(
       fc.property(
-        fc.array(
-          fc.record({
-            label: fc.string({ maxLength: 30 }),
-            full: text,
-            brief: fc.option(text, { nil: undefined }),
-          }),
-          {
-            maxLength: 15,
-          },
-        ),
+        fc.array(fc.record({ label: fc.string({ maxLength: 30 }), full: text, brief: text }), {
+          maxLength: 15,
+        }),
         fc.integer({ min: 0, max: 600 }),
         (items, budget) => {
           const result = assembleContext(
-            items.map((i) => candidate(i.label, i.full, i.brief)),
+            items.map((i) => candidate(i.label, [i.full], [i.brief])),
             budget,
           );
           expect(result.usedTokens).toBeLessThanOrEqual(budget);

@@ -1,10 +1,16 @@
 import { countTokens, tokensWithin } from '../core/tokens.js';
 import { LEVEL_CAPS } from '../core/model/levels.js';
-import { oneLine, truncateText } from '../core/text.js';
 import type { ContextLevel } from '../core/model/recall.js';
+import { fitSpan } from './text-fit.js';
 
 /** Character budgets of the shortened levels (DESIGN.md §1). */
 export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>> = LEVEL_CAPS;
+
+/** One rendering of an item: its lines, each complete (never cut inside a sentence). */
+export interface ContextForm {
+  readonly level: ContextLevel;
+  readonly lines: readonly string[];
+}
 
 /** One item offered to the context, best first. */
 export interface ContextCandidate {
@@ -14,23 +20,19 @@ export interface ContextCandidate {
   readonly repeatLabel?: string | undefined;
   /** Items of one group (a scene) share what the first one's label says. */
   readonly group?: string | undefined;
-  /** The verbatim text. */
-  readonly full: string;
-  /** Stored shorter renderings, when the record has them (otherwise the text is cut). */
-  readonly levels?:
-    | { readonly brief?: string; readonly summary?: string; readonly detailed?: string }
-    | undefined;
+  /** Its renderings, richest first; the first that fits is shown. */
+  readonly forms: readonly ContextForm[];
 }
 
-/** Which levels are tried, in order, for an item at a given rank. */
-interface DetailPlan {
+/** Which levels are tried, in order, for a record at a given rank. */
+export interface DetailPlan {
   /** Items ranked below this (0-based) are tried at `full` first. */
   readonly fullTop: number;
   /** Items ranked below this are tried at `summary` first; the rest start at `brief`. */
   readonly summaryTop: number;
 }
 
-const DEFAULT_DETAIL_PLAN: DetailPlan = { fullTop: 3, summaryTop: 10 };
+export const DEFAULT_DETAIL_PLAN: DetailPlan = { fullTop: 3, summaryTop: 10 };
 
 /** The assembled context and which items it holds, at which level. */
 interface AssembledContext {
@@ -42,62 +44,107 @@ interface AssembledContext {
 
 const SEPARATOR = '\n\n';
 
-function levelsFor(rank: number, plan: DetailPlan): ContextLevel[] {
+/** The levels a record at `rank` is tried at, richest first. */
+export function levelsFor(rank: number, plan: DetailPlan = DEFAULT_DETAIL_PLAN): ContextLevel[] {
   if (rank < plan.fullTop) return ['full', 'detailed', 'summary', 'brief'];
   if (rank < plan.summaryTop) return ['summary', 'brief'];
   return ['brief'];
 }
 
-function render(candidate: ContextCandidate, level: ContextLevel, label: string): string {
-  const stored = level === 'full' ? undefined : candidate.levels?.[level];
-  const text =
-    level === 'full'
-      ? candidate.full
-      : (stored ??
-        (candidate.full.length <= LEVEL_CHARS[level]
-          ? candidate.full
-          : truncateText(oneLine(candidate.full), LEVEL_CHARS[level])));
-  return `${label}\n${text}`;
+/** The most characters a record's text keeps at a level (`full`: no limit). */
+export function levelChars(level: ContextLevel): number {
+  return level === 'full' ? Number.POSITIVE_INFINITY : LEVEL_CHARS[level];
 }
 
 /**
- * Fills `budgetTokens` (counted with the real tokenizer) with the candidates in rank order: the
- * top ones at full detail, the next ones shortened, the rest brief; an item that does not fit
- * at its preferred level is tried shorter, and skipped when even its brief form does not fit.
- * The result never exceeds the budget: the whole string is counted again at the end.
+ * The renderings of one record at `rank`: its full text, its stored shorter levels, or its
+ * sentences nearest the query within each level's characters (never a cut sentence or line).
+ */
+export function recordForms(
+  full: string,
+  levels: { readonly brief?: string; readonly summary?: string; readonly detailed?: string } | undefined,
+  rank: number,
+  stems: ReadonlySet<string>,
+  plan: DetailPlan = DEFAULT_DETAIL_PLAN,
+): ContextForm[] {
+  const forms: ContextForm[] = [];
+  for (const level of levelsFor(rank, plan)) {
+    const stored = level === 'full' ? undefined : levels?.[level];
+    const text = level === 'full' ? full : (stored ?? fitSpan(full, levelChars(level), stems));
+    if (text === undefined || text.length === 0) continue;
+    if (forms.some((f) => f.lines.join('\n') === text)) continue;
+    forms.push({ level, lines: [text] });
+  }
+  return forms;
+}
+
+/** One chosen item: its text without and with its label. */
+interface Piece {
+  readonly index: number;
+  readonly level: ContextLevel;
+  readonly text: string;
+}
+
+/**
+ * Fills `budgetTokens` (counted with the real tokenizer) with the candidates in rank order, each
+ * at the first of its forms that fits; an item none of whose forms fits is skipped. Items of one
+ * group (a scene) are shown together under the group's label, groups in the order of their best
+ * item and items in rank order within it; a later item carries its short repeat label only when
+ * that says something new (another time). A line already in the context is not shown again (an
+ * item left with nothing new is skipped). The result never exceeds the budget: the whole string
+ * is counted again at the end.
  */
 export function assembleContext(
   candidates: readonly ContextCandidate[],
   budgetTokens: number,
-  plan: DetailPlan = DEFAULT_DETAIL_PLAN,
 ): AssembledContext {
-  const pieces: { index: number; level: ContextLevel; text: string }[] = [];
   const separatorTokens = countTokens(SEPARATOR);
+  const groups = new Map<string, { pieces: Piece[]; said: string }>();
+  const chosen: { key: string; piece: Piece }[] = [];
+  const shown = new Set<string>();
   let used = 0;
-  const named = new Set<string>();
   candidates.forEach((candidate, index) => {
     if (budgetTokens - used <= 0) return;
-    const group = candidate.group;
-    const label =
-      group !== undefined && named.has(group) ? (candidate.repeatLabel ?? candidate.label) : candidate.label;
-    for (const level of levelsFor(index, plan)) {
-      const text = render(candidate, level, label);
-      const separator = pieces.length > 0 ? separatorTokens : 0;
+    const key = candidate.group === undefined ? `\u0000${index}` : candidate.group;
+    const group = groups.get(key);
+    const said = candidate.repeatLabel ?? candidate.label;
+    const label = group === undefined ? candidate.label : group.said === said ? '' : said;
+    for (const form of candidate.forms) {
+      const lines = form.lines.filter((line) => !shown.has(line));
+      if (lines.length === 0) return;
+      const body = lines.join('\n');
+      const text = label.length > 0 ? `${label}\n${body}` : body;
+      const separator = chosen.length > 0 ? separatorTokens : 0;
       const tokens = tokensWithin(text, budgetTokens - used - separator);
       if (tokens === undefined) continue;
-      pieces.push({ index, level, text });
-      if (group !== undefined) named.add(group);
+      const piece = { index, level: form.level, text };
+      if (group === undefined) groups.set(key, { pieces: [piece], said });
+      else {
+        group.pieces.push(piece);
+        group.said = said;
+      }
+      chosen.push({ key, piece });
+      for (const line of lines) shown.add(line);
       used += tokens + separator;
       return;
     }
   });
-  // BPE tokens are not strictly additive across a join: recount, and drop from the end if needed.
-  let context = pieces.map((p) => p.text).join(SEPARATOR);
+  const render = (): string =>
+    [...groups.values()].flatMap((g) => g.pieces.map((p) => p.text)).join(SEPARATOR);
+  // BPE tokens are not strictly additive across a join: recount, and drop the last chosen if needed.
+  let context = render();
   let total = countTokens(context);
-  while (total > budgetTokens && pieces.length > 0) {
-    pieces.pop();
-    context = pieces.map((p) => p.text).join(SEPARATOR);
+  while (total > budgetTokens && chosen.length > 0) {
+    const last = chosen.pop() as { key: string; piece: Piece };
+    const group = groups.get(last.key);
+    group?.pieces.pop();
+    if (group?.pieces.length === 0) groups.delete(last.key);
+    context = render();
     total = countTokens(context);
   }
-  return { context, usedTokens: total, included: new Map(pieces.map((p) => [p.index, p.level])) };
+  return {
+    context,
+    usedTokens: total,
+    included: new Map(chosen.map(({ piece }) => [piece.index, piece.level])),
+  };
 }

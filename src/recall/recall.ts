@@ -13,9 +13,19 @@ import {
 } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { StoreSeam, StoreTx } from '../store/seam.js';
-import { assembleContext, LEVEL_CHARS, type ContextCandidate } from './context.js';
-import { speakerOf as rankSpeakerOf } from './rank.js';
+import {
+  assembleContext,
+  DEFAULT_DETAIL_PLAN,
+  LEVEL_CHARS,
+  recordForms,
+  type ContextCandidate,
+  type ContextForm,
+} from './context.js';
+import { queryCandidates } from './query.js';
+import { speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
+import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
+import { groupUnits, readUnits, turnForms, unitKey, type RankedItem, type RecallUnit } from './turn-units.js';
 import { backfillEmbeddings } from './vectors.js';
 
 /** Who is recalling. */
@@ -36,9 +46,9 @@ const TABLES: Readonly<Record<IndexLayer, Provenance['table']>> = {
   profile: 'profiles',
 };
 
-interface Item {
-  readonly hit: SearchHit;
-  readonly resolved: ResolvedText;
+interface Item extends RankedItem {
+  /** The final score: the ranking's, after the temporal step (hits are in its order). */
+  readonly score: number;
 }
 
 /**
@@ -74,21 +84,28 @@ export async function recall(
   });
   // Ranking ran in one read; let other requests of a server run before assembling.
   await yieldToOthers();
-  const items = bestPartPerRecord(ranked);
-  const candidates = items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES));
-  const scenes = await store.read('recall', (tx) => sceneNames(tx, who.agentId, candidates));
-  const assembled = assembleContext(
-    candidates.map((item) => toCandidate(item, scenes)),
-    parsed.budgetTokens,
+  const items = withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text));
+  const groups = groupUnits(
+    matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
-  const hits = candidates
-    .slice(0, parsed.limit)
-    .map((item, index) => toRecallHit(item, who, assembled.included.get(index) ?? 'none'));
+  const assembled =
+    parsed.budgetTokens > 0
+      ? await assemble(store, who.agentId, text, groups, parsed.budgetTokens)
+      : undefined;
+  const unitOf = new Map<Item, number>();
+  groups.forEach((group, index) => {
+    for (const item of group.items) unitOf.set(item, index);
+  });
+  const hits = items.slice(0, parsed.limit).map((item) => {
+    const unit = unitOf.get(item);
+    const level = unit === undefined ? undefined : assembled?.included.get(unit);
+    return toRecallHit(item, who, level ?? 'none');
+  });
   return {
     query: text,
     hits,
-    context: assembled.context,
-    usedTokens: assembled.usedTokens,
+    context: assembled?.context ?? '',
+    usedTokens: assembled?.usedTokens ?? 0,
     budgetTokens: parsed.budgetTokens,
   };
 }
@@ -115,9 +132,9 @@ async function catchUpEmbeddings(store: StoreSeam, embedder: Embedder): Promise<
 }
 
 /** One item per record (its best-ranked part). */
-function bestPartPerRecord(ranked: readonly ResolvedHit[]): Item[] {
+function bestPartPerRecord(ranked: readonly ResolvedHit[]): ResolvedHit[] {
   const seen = new Set<string>();
-  const best: Item[] = [];
+  const best: ResolvedHit[] = [];
   for (const item of ranked) {
     const key = `${item.hit.layer}\u0000${item.hit.ref}`;
     if (seen.has(key)) continue;
@@ -125,6 +142,93 @@ function bestPartPerRecord(ranked: readonly ResolvedHit[]): Item[] {
     best.push(item);
   }
   return best;
+}
+
+/** The records in the order of their final scores, after the temporal step. */
+function withTemporalIntent(items: readonly ResolvedHit[], intent: TemporalIntent): Item[] {
+  const timed = items.map((item) => ({
+    item,
+    score: item.hit.score,
+    createdAt: item.hit.createdAt,
+    get coverage(): number {
+      return item.hit.confidence;
+    },
+  }));
+  return applyTemporalIntent(timed, intent).map(({ candidate, score }) => ({
+    hit: candidate.item.hit,
+    resolved: candidate.item.resolved,
+    score,
+  }));
+}
+
+/**
+ * The records that hold a word of the query, and the other records of their turns (a question
+ * and its answer go together), unless none holds one (then all): a record found only through its
+ * neighbours or the recency prior fills a place without answering anything. With an embedder,
+ * records found by their vectors hold no query word by nature, and all are kept.
+ */
+function matchedItems(items: readonly Item[], vectors: boolean): Item[] {
+  if (vectors) return [...items];
+  const matchedTurns = new Set<string>();
+  for (const item of items) if (item.hit.confidence > 0) matchedTurns.add(unitKey(item.hit));
+  const kept = items.filter((item) => item.hit.confidence > 0 || matchedTurns.has(unitKey(item.hit)));
+  return kept.length > 0 ? kept : [...items];
+}
+
+/** Fewest tokens a unit takes in the context: turns past this many units are not read back. */
+const MIN_UNIT_TOKENS = 8;
+/** Code points of a turn's utterance that matched, below the first places (they show it whole). */
+const TURN_LINE_CHARS = LEVEL_CHARS.summary;
+/** Code points of the other utterance of a turn (its sentences nearest the query). */
+const PARTNER_CHARS = 80;
+
+/**
+ * The records the budget can hold whole, by rank: as many of the best records as their mean
+ * length (over the best ones) fits in `budgetTokens`. A turn shows these whole and its other
+ * utterance shortened, so the budget goes to more of the best-ranked records.
+ */
+function wholeWithin(groups: readonly { items: readonly Item[] }[], budgetTokens: number): Set<RankedItem> {
+  const ranked = groups.flatMap((g) => g.items).sort((a, b) => b.score - a.score);
+  const sample = ranked.slice(0, 20).filter((item) => item.hit.layer === 'archive');
+  const mean =
+    sample.length === 0
+      ? 1
+      : sample.reduce((sum, item) => sum + approximateTokens(item.resolved.text), 0) / sample.length;
+  const fits = Math.max(1, Math.floor(budgetTokens / (mean + RECORD_OVERHEAD_TOKENS)));
+  return new Set(ranked.slice(0, fits));
+}
+
+/** Tokens a record costs beyond its text in the context (separators, a share of the labels). */
+const RECORD_OVERHEAD_TOKENS = 4;
+
+/** About four characters a token (English prose); enough to size the share of the budget. */
+function approximateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** The context: each unit at the first of its renderings that fits, best first. */
+async function assemble(
+  store: StoreSeam,
+  agentId: number,
+  query: string,
+  groups: readonly { key: string; items: readonly Item[] }[],
+  budgetTokens: number,
+): Promise<ReturnType<typeof assembleContext>> {
+  const expand = Math.min(groups.length, Math.ceil(budgetTokens / MIN_UNIT_TOKENS));
+  const whole = wholeWithin(groups, budgetTokens);
+  const { units, scenes } = await store.read('recall', async (tx) => ({
+    units: await readUnits(tx, groups, expand, (item) => whole.has(item)),
+    scenes: await sceneNames(
+      tx,
+      agentId,
+      groups.slice(0, expand).map((g) => g.items[0] as Item),
+    ),
+  }));
+  const stems = new Set(queryCandidates(query).map((term) => term.stem));
+  return assembleContext(
+    units.map((unit, rank) => toCandidate(unit, rank, scenes, stems)),
+    budgetTokens,
+  );
 }
 
 function formatTime(ms: number): string {
@@ -150,7 +254,7 @@ function contextLabels(
     `[${parts.filter((p): p is string => p !== undefined && p.length > 0).join(' · ')}]`;
   switch (hit.layer) {
     case 'archive': {
-      const named = resolved.speaker !== undefined || rankSpeakerOf(resolved.text) !== undefined;
+      const named = resolved.speaker !== undefined || speakerLabel(resolved.text) !== undefined;
       const who = resolved.eventType ?? (named ? undefined : resolved.role);
       return { label: label([when, scene, who]), repeatLabel: label([when, who]) };
     }
@@ -191,17 +295,37 @@ function speakerOf(resolved: ResolvedText): string | undefined {
   return resolved.speaker ?? resolved.role;
 }
 
-function toCandidate(item: Item, scenes: ReadonlyMap<string, string>): ContextCandidate {
-  const speaker = item.hit.layer === 'archive' ? item.resolved.speaker : undefined;
-  const full = speaker ? `${speaker}: ${item.resolved.text}` : item.resolved.text;
-  const sceneId = item.hit.sceneId;
-  const labels = contextLabels(item.hit, item.resolved, sceneId === null ? undefined : scenes.get(sceneId));
+function toCandidate(
+  unit: RecallUnit,
+  rank: number,
+  scenes: ReadonlyMap<string, string>,
+  stems: ReadonlySet<string>,
+): ContextCandidate {
+  const { hit, resolved } = unit.first;
+  const sceneId = hit.sceneId;
+  const sceneName = sceneId === null ? undefined : scenes.get(sceneId);
+  const group = sceneId !== null ? { group: sceneId } : {};
+  if (unit.lines !== undefined) {
+    const lineChars = rank < DEFAULT_DETAIL_PLAN.fullTop ? Number.POSITIVE_INFINITY : TURN_LINE_CHARS;
+    const forms = turnForms(unit.lines, stems, lineChars, PARTNER_CHARS).map(
+      (form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines }),
+    );
+    return { ...turnLabels(hit, sceneName), ...group, forms };
+  }
+  const speaker = hit.layer === 'archive' ? resolved.speaker : undefined;
+  const full = speaker ? `${speaker}: ${resolved.text}` : resolved.text;
   return {
-    ...labels,
-    ...(sceneId !== null ? { group: sceneId } : {}),
-    full,
-    levels: item.resolved.levels,
+    ...contextLabels(hit, resolved, sceneName),
+    ...group,
+    forms: recordForms(full, resolved.levels, rank, stems),
   };
+}
+
+/** A turn's labels: when and in which scene (its lines say who spoke). */
+function turnLabels(hit: SearchHit, sceneName: string | undefined): { label: string; repeatLabel: string } {
+  const when = formatTime(hit.createdAt);
+  const scene = sceneName ? truncateText(oneLine(sceneName), SCENE_NAME_CHARS) : '';
+  return { label: scene ? `[${when} · ${scene}]` : `[${when}]`, repeatLabel: `[${when}]` };
 }
 
 function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'): RecallHit {
@@ -225,7 +349,7 @@ function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'
   return {
     layer: hit.layer,
     ref: hit.ref,
-    score: hit.score,
+    score: item.score,
     confidence: hit.confidence,
     provenance,
     text: resolved.text,

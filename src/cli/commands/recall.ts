@@ -58,7 +58,8 @@ export function registerRecall(program: Command, io: CliIO, run: RunCommand): vo
               `${result.hits.length} hits; context ${result.usedTokens}/${result.budgetTokens} tokens`,
             ),
             ...result.hits.map(
-              (hit) => `  ${hit.confidence.toFixed(2)}  ${source(hit).padEnd(18)} ${clip(hit.preview, 80)}`,
+              (hit) =>
+                `  ${hit.score.toFixed(2)}  words ${hit.confidence.toFixed(2)}  ${source(hit).padEnd(18)} ${clip(hit.preview, 80)}`,
             ),
             ...(result.context.length > 0 ? ['', result.context] : []),
           ].join('\n'),

@@ -28,8 +28,8 @@ function Hits({ hits }: { readonly hits: readonly RecallHit[] }) {
           <p class="hit-head">
             <span class="badge">{hit.layer}</span> <span class="meta">{where(hit)}</span>{' '}
             <span class="meta">
-              · confidence {hit.confidence.toFixed(2)} · in context: {hit.inContext} ·{' '}
-              <When ms={hit.provenance.createdAt} />
+              · score {hit.score.toFixed(2)} · query words {hit.confidence.toFixed(2)} · in context:{' '}
+              {hit.inContext} · <When ms={hit.provenance.createdAt} />
             </span>
           </p>
           <p class="hit-text">{hit.preview}</p>

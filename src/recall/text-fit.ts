@@ -1,0 +1,68 @@
+/**
+ * Shortening a record for the context without cutting a sentence or a line: the kept text is a
+ * verbatim run of whole sentences (the one nearest the query and its neighbours), marked with
+ * `…` where something was left out before or after it.
+ */
+import { codePointLength } from '../core/text.js';
+import { sentences } from '../core/text-analysis.js';
+import { stem, tokenize } from './query.js';
+
+/** The stems of a text's words (what a query's stems are compared with). */
+export function stemsOf(text: string): Set<string> {
+  return new Set(tokenize(text).map(stem));
+}
+
+const ELLIPSIS = '…';
+
+// A transcript's speaker label: one to three capitalised words and a colon (`Caroline: `,
+// `Dr. Lee: `), not a sentence that happens to end in one (`From the last 7 days: `).
+const SPEAKER_LABEL_RE = /^(\p{Lu}[\p{L}\p{N}.'_-]*(?: \p{Lu}[\p{L}\p{N}.'_-]*){0,2}): /u;
+
+/** The `Name: ` label a line opens with, if any. */
+export function speakerLabel(text: string): string | undefined {
+  return SPEAKER_LABEL_RE.exec(text)?.[0];
+}
+
+/**
+ * `text` within `maxChars` code points: whole when it fits, else the run of whole sentences
+ * around the one holding most of `stems` (the first sentence when none holds any), widened
+ * forward then backward while it fits, with `… ` / ` …` where text was left out. A leading
+ * `Name: ` speaker label is kept. `undefined` when not even that one sentence fits.
+ *
+ * @example
+ * ```ts
+ * fitSpan('Caroline: We went home. The lag alert is 30 s now. Bye.', 40, new Set(['lag']));
+ * // 'Caroline: … The lag alert is 30 s now. …'
+ * ```
+ */
+export function fitSpan(text: string, maxChars: number, stems: ReadonlySet<string>): string | undefined {
+  if (codePointLength(text) <= maxChars) return text;
+  const head = speakerLabel(text) ?? '';
+  const body = text.slice(head.length);
+  const found = sentences(body);
+  if (found.length === 0) return undefined;
+  const hits = found.map((s) => {
+    let n = 0;
+    for (const word of tokenize(s.text)) if (stems.has(stem(word))) n++;
+    return n;
+  });
+  let best = 0;
+  hits.forEach((n, i) => {
+    if (n > (hits[best] ?? 0)) best = i;
+  });
+  const render = (from: number, to: number): string => {
+    const first = found[from] as (typeof found)[number];
+    const last = found[to] as (typeof found)[number];
+    const span = body.slice(first.index, last.index + last.text.length);
+    const before = from > 0 ? `${ELLIPSIS} ` : '';
+    const after = to < found.length - 1 ? ` ${ELLIPSIS}` : '';
+    return `${head}${before}${span}${after}`;
+  };
+  const fits = (from: number, to: number): boolean => codePointLength(render(from, to)) <= maxChars;
+  if (!fits(best, best)) return undefined;
+  let from = best;
+  let to = best;
+  while (to + 1 < found.length && fits(from, to + 1)) to++;
+  while (from > 0 && fits(from - 1, to)) from--;
+  return render(from, to);
+}

@@ -1,0 +1,205 @@
+/**
+ * What the assembled context shows of the ranked records: one unit per turn (its question and
+ * answer together, and a topic hit expanded to its turn's dialogue, never its keyword list) and
+ * one per radial node, knowledge node or profile. A turn shows the records that hold a word of
+ * the query whole and its other utterance shortened to its sentence nearest the query, so the
+ * budget goes to what matched while the exchange stays readable.
+ */
+import type { SearchHit } from '../core/model/recall.js';
+import type { ResolvedText } from '../store/recall-repo.js';
+import type { StoreTx } from '../store/seam.js';
+import { fitSpan, speakerLabel } from './text-fit.js';
+
+/** One ranked record with its verbatim text. */
+export interface RankedItem {
+  readonly hit: SearchHit;
+  readonly resolved: ResolvedText;
+}
+
+/** One record of a turn as the context may show it. */
+export interface TurnLine {
+  /** Who said it, shown before the text (`user: `, `[tool_result] `), or '' when the text names its speaker. */
+  readonly who: string;
+  /** The record's text. */
+  readonly text: string;
+  /** It holds a word of the query (or it is the turn's best-ranked record). */
+  readonly matched: boolean;
+  /** An utterance (input or output) rather than a tool event. */
+  readonly utterance: boolean;
+}
+
+/** One unit of the context, ranked where its best record ranked. */
+export interface RecallUnit {
+  /** `turn:<topic id>` or `<layer>:<ref>`. */
+  readonly key: string;
+  /** The ranked records of this unit, best first. */
+  readonly items: readonly RankedItem[];
+  /** Its best record. */
+  readonly first: RankedItem;
+  /** For a turn: its records in order, utterances before events (absent for other layers). */
+  readonly lines?: readonly TurnLine[];
+}
+
+/** Archive records of one turn read back at most (its two utterances and some events). */
+const TURN_RECORDS = 16;
+
+/** The unit a ranked record belongs to. */
+export function unitKey(hit: SearchHit): string {
+  if (hit.layer === 'archive' && hit.topicId !== null) return `turn:${hit.topicId}`;
+  if (hit.layer === 'topic') return `turn:${hit.ref}`;
+  return `${hit.layer}:${hit.ref}`;
+}
+
+/** Groups ranked records into units in rank order (a unit ranks where its best record ranked). */
+export function groupUnits<T extends RankedItem>(items: readonly T[]): { key: string; items: T[] }[] {
+  const byKey = new Map<string, T[]>();
+  for (const item of items) {
+    const key = unitKey(item.hit);
+    const list = byKey.get(key);
+    if (list) list.push(item);
+    else byKey.set(key, [item]);
+  }
+  return [...byKey].map(([key, members]) => ({ key, items: members }));
+}
+
+/**
+ * The units with each turn's records read back (inside the caller's read), for the first
+ * `expand` units; the others keep what ranking found.
+ */
+export async function readUnits(
+  tx: Pick<StoreTx, 'recall'>,
+  groups: readonly { key: string; items: readonly RankedItem[] }[],
+  expand: number,
+  shownWhole: (item: RankedItem) => boolean = () => true,
+): Promise<RecallUnit[]> {
+  const out: RecallUnit[] = [];
+  for (const [index, group] of groups.entries()) {
+    const first = group.items[0] as RankedItem;
+    if (!group.key.startsWith('turn:')) {
+      out.push({ key: group.key, items: group.items, first });
+      continue;
+    }
+    const records =
+      index < expand ? await turnRecords(tx, group.key.slice('turn:'.length)) : memberRecords(group.items);
+    out.push({
+      key: group.key,
+      items: group.items,
+      first,
+      lines: turnLines(records, group.items, shownWhole),
+    });
+  }
+  return out;
+}
+
+async function turnRecords(tx: Pick<StoreTx, 'recall'>, topicId: string): Promise<ResolvedText[]> {
+  const docs = await tx.recall.topicRecords(topicId, TURN_RECORDS);
+  const texts = await tx.recall.resolve(docs);
+  return docs.flatMap((doc) => {
+    const text = texts.get(doc.rowid);
+    return text ? [text] : [];
+  });
+}
+
+/** The archive records among a turn's ranked members, in the order they were written. */
+function memberRecords(items: readonly RankedItem[]): ResolvedText[] {
+  return items
+    .filter((item) => item.hit.layer === 'archive')
+    .map((item) => item.resolved)
+    .sort((a, b) => a.rowid - b.rowid);
+}
+
+/**
+ * A turn's lines: its utterances in the order spoken, then the tool events that were ranked
+ * and hold a word of the query (the others are left out). An utterance is matched (shown whole)
+ * when the ranking placed it where the budget can hold it (`shownWhole`); when none was, the
+ * turn's best-ranked utterance (or its first) counts.
+ */
+function turnLines(
+  records: readonly ResolvedText[],
+  members: readonly RankedItem[],
+  shownWhole: (item: RankedItem) => boolean,
+): TurnLine[] {
+  const archive = members.filter((m) => m.hit.layer === 'archive');
+  const ranked = new Map(archive.map((m) => [m.resolved.rowid, m.hit.confidence]));
+  const whole = new Set(archive.filter(shownWhole).map((m) => m.resolved.rowid));
+  const utterances: TurnLine[] = [];
+  const events: TurnLine[] = [];
+  // A transcript whose every utterance opens with its speaker's name (`Caroline: …`) needs no role.
+  const spoken = records.filter((r) => r.eventType === undefined);
+  const named = spoken.length > 0 && spoken.every((r) => speakerLabel(r.text.trim()) !== undefined);
+  for (const record of records) {
+    const confidence = ranked.get(record.rowid);
+    if (record.eventType !== undefined) {
+      if (confidence !== undefined && confidence > 0)
+        events.push({ ...lineOf(record, named), matched: true, utterance: false });
+    } else utterances.push({ ...lineOf(record, named), matched: whole.has(record.rowid), utterance: true });
+  }
+  if (!utterances.some((u) => u.matched) && events.length === 0) {
+    // Its best-ranked utterance, else (a turn found by its topic row) the turn's first one.
+    const best = archive.find((m) => m.resolved.eventType === undefined);
+    const found = best === undefined ? -1 : utterances.findIndex((u) => u.text === best.resolved.text.trim());
+    const at = found >= 0 ? found : 0;
+    if (utterances[at]) utterances[at] = { ...utterances[at], matched: true };
+  }
+  return [...utterances, ...events];
+}
+
+/**
+ * `who: text` for an utterance (its speaker, else its role; nothing when `named`, the texts
+ * opening with their speakers' names, or for a Dream reconstruction), `[event type] text` for
+ * an event.
+ */
+export function lineOf(resolved: ResolvedText, named: boolean): { who: string; text: string } {
+  const text = resolved.text.trim();
+  if (resolved.eventType !== undefined) return { who: `[${resolved.eventType}] `, text };
+  if (resolved.speaker !== undefined) return { who: `${resolved.speaker}: `, text };
+  if (named || resolved.role === undefined || resolved.role === 'dream') return { who: '', text };
+  return { who: `${resolved.role}: `, text };
+}
+
+/** One rendering of a turn: its lines, and whether each of them is shown whole. */
+export interface TurnForm {
+  readonly lines: readonly string[];
+  readonly whole: boolean;
+}
+
+/**
+ * Renderings of a turn, richest first: its matched lines within `maxChars` and its other
+ * utterance within `partnerChars` (each a run of whole sentences nearest the query), then
+ * without the events, then the matched lines alone, then those within a brief's characters.
+ */
+export function turnForms(
+  lines: readonly TurnLine[],
+  stems: ReadonlySet<string>,
+  maxChars: number,
+  partnerChars: number,
+): TurnForm[] {
+  const forms: TurnForm[] = [];
+  const add = (chosen: readonly TurnLine[], matchedChars: number, otherChars: number): void => {
+    const shown = chosen.map((line) => ({
+      line,
+      text: fitSpan(line.text, line.matched ? matchedChars : Math.min(matchedChars, otherChars), stems),
+    }));
+    const kept = shown.filter(
+      (s): s is { line: TurnLine; text: string } => s.text !== undefined && s.text.length > 0,
+    );
+    if (kept.length === 0) return;
+    const texts = kept.map((s) => `${s.line.who}${s.text}`);
+    if (forms.some((f) => f.lines.join('\n') === texts.join('\n'))) return;
+    const whole = kept.length === lines.length && kept.every((s) => s.text === s.line.text);
+    forms.push({ lines: texts, whole });
+  };
+  add(lines, maxChars, partnerChars);
+  add(
+    lines.filter((line) => line.utterance),
+    maxChars,
+    partnerChars,
+  );
+  const matched = lines.filter((line) => line.matched);
+  add(matched, maxChars, partnerChars);
+  add(matched, Math.min(maxChars, BRIEF_LINE_CHARS), partnerChars);
+  return forms;
+}
+
+/** Code points of a matched line in a turn's last-resort rendering. */
+const BRIEF_LINE_CHARS = 200;

@@ -1,0 +1,131 @@
+/**
+ * What an agent reads from recall (issue 19, item 6): a turn is one unit, a topic hit shows its
+ * turn, no line twice, nothing cut inside a sentence, hits in the order of their final scores,
+ * and questions about the current or the earlier state get the newer or the older record.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import type { Agent } from '../../src/api/agent.js';
+import { countTokens } from '../../src/core/tokens.js';
+
+const HOUR = 3600 * 1000;
+const T0 = Date.UTC(2024, 2, 14, 9, 0);
+
+let dir: string;
+let db: MemoryDB;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hedgehop-recall-context-'));
+  db = await openMemory(join(dir, 'm.db'), { durability: 'normal', dream: { auto: false } });
+});
+
+afterEach(async () => {
+  if (!db.closed) await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function turns(
+  agent: Agent,
+  list: readonly { input: string; output: string; at: number }[],
+): Promise<void> {
+  let first = true;
+  for (const turn of list) {
+    await agent.search(first ? { newScene: true, sceneName: 'ops review' } : {});
+    first = false;
+    await agent.update({ input: turn.input, output: turn.output, createdAt: turn.at });
+  }
+}
+
+const filler = (i: number): { input: string; output: string; at: number } => ({
+  input: `Unrelated chat number ${i} about lunch plans and the weather in town.`,
+  output: `Sure, lunch at noon works for item ${i}.`,
+  at: T0 + (i + 1) * 60_000,
+});
+
+describe('recall context', () => {
+  it('shows a turn as one unit: the question with its answer, under one compact label', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      filler(0),
+      {
+        input: 'Which port does the metrics exporter listen on?',
+        output: 'It listens on 9464. Restart it with systemctl if it stops.',
+        at: T0 + HOUR,
+      },
+      filler(1),
+    ]);
+    const result = await agent.recall('metrics exporter port', { budgetTokens: 400 });
+    const [first] = result.context.split('\n\n');
+    expect(first).toBe(
+      '[2024-03-14 10:00 · ops review]\nuser: Which port does the metrics exporter listen on?\nagent: It listens on 9464. Restart it with systemctl if it stops.',
+    );
+    expect(countTokens(result.context)).toBe(result.usedTokens);
+  });
+
+  it('never shows a line twice and never ends inside a sentence', async () => {
+    const agent = db.primary();
+    const long = Array.from({ length: 40 }, (_, i) => `Step ${i} of the deploy checks the canary.`).join(' ');
+    await turns(agent, [
+      { input: 'How does the deploy check the canary?', output: long, at: T0 },
+      { input: 'And the canary deploy again, step by step?', output: long, at: T0 + HOUR },
+    ]);
+    const { context } = await agent.recall('canary deploy step', { budgetTokens: 150 });
+    const lines = context.split('\n').filter((line) => line.length > 0 && !line.startsWith('['));
+    expect(new Set(lines).size).toBe(lines.length);
+    for (const line of lines) expect(line.replace(/ …$/u, '')).toMatch(/[.?!]$/u);
+  });
+
+  it('leaves out records holding no word of the query, unless nothing else matches', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      { input: 'The kayak rental opens in June.', output: 'Noted.', at: T0 },
+      { input: 'Okay.', output: 'Answered.', at: T0 + HOUR },
+    ]);
+    const { context } = await agent.recall('kayak rental', { budgetTokens: 400 });
+    expect(context).toContain('kayak rental opens in June');
+    expect(context).not.toContain('Answered.');
+  });
+
+  it('returns hits in the order of their final scores', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      { input: 'The replication lag alert fires at 30 s.', output: 'Set.', at: T0 },
+      filler(2),
+      {
+        input: 'Replication lag alert thresholds are now 10 s warn and 20 s page.',
+        output: 'Updated.',
+        at: T0 + 6 * HOUR,
+      },
+    ]);
+    const { hits } = await agent.recall('replication lag alert thresholds', { limit: 10 });
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+  });
+
+  it('prefers the newer record on a question about now and the older one on a question about before', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      {
+        input:
+          'Set the replication lag alert thresholds to 30 s warn and 60 s page for the primary database cluster.',
+        output: 'Done: replication lag alert thresholds are 30 s warn, 60 s page.',
+        at: T0,
+      },
+      filler(3),
+      filler(4),
+      {
+        input: 'Lower the replication lag alert thresholds.',
+        output: 'Done: replication lag alert thresholds are 10 s warn, 20 s page.',
+        at: T0 + 6 * HOUR,
+      },
+    ]);
+    const now = await agent.recall('What are the replication lag alert thresholds now?', { limit: 5 });
+    expect(now.hits[0]?.provenance.createdAt).toBe(T0 + 6 * HOUR);
+    const before = await agent.recall('What were the replication lag alert thresholds originally?', {
+      limit: 5,
+    });
+    expect(before.hits[0]?.provenance.createdAt).toBe(T0);
+  });
+});
