@@ -289,7 +289,10 @@ function render(ctx: CommandContext, path: string, built: Built, dreamt: Dreamt,
     h(`5. Recall within a token budget: "${STORY_RECALL.query}" (${STORY_RECALL.budgetTokens} tokens)`),
     ...recall.hits
       .slice(0, 6)
-      .map((hit) => `    ${hit.confidence.toFixed(2)}  ${hit.layer.padEnd(9)} ${clip(hit.preview, 80)}`),
+      .map(
+        (hit) =>
+          `    ${hit.score.toFixed(2)}  words ${hit.confidence.toFixed(2)}  ${hit.layer.padEnd(9)} ${clip(hit.preview, 72)}`,
+      ),
     `  context: ${recall.usedTokens}/${recall.budgetTokens} tokens`,
     ...block(recall.context, 14),
     '',
