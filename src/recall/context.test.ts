@@ -90,4 +90,49 @@ describe('assembleContext', () => {
       { numRuns: 200 },
     );
   });
+
+  it('works out no renderings once the budget is spent, nor for items whose label alone does not fit', () => {
+    let read = 0;
+    const counted = (label: string, line: string): ContextCandidate => ({
+      label,
+      get forms() {
+        read++;
+        return [{ level: 'full' as const, lines: [line] }];
+      },
+    });
+    const filler = 'word '.repeat(60).trim();
+    const items = [
+      counted('[a]', filler),
+      ...Array.from({ length: 40 }, (_, i) =>
+        counted(`[a much longer label, number ${i}, that cannot fit]`, filler),
+      ),
+    ];
+    const { included, usedTokens } = assembleContext(items, countTokens(`[a]\n${filler}`) + 3);
+    expect([...included.keys()]).toEqual([0]);
+    expect(usedTokens).toBeLessThanOrEqual(countTokens(`[a]\n${filler}`) + 3);
+    expect(read).toBe(1);
+  });
+
+  it('stops after a dozen items in a row that do not fit', () => {
+    let read = 0;
+    const big = 'long words here '.repeat(40).trim();
+    const items: ContextCandidate[] = [
+      candidate('[first]', ['short answer']),
+      ...Array.from(
+        { length: 30 },
+        (): ContextCandidate => ({
+          label: '',
+          group: 'g',
+          get forms() {
+            read++;
+            return [{ level: 'full' as const, lines: [big] }];
+          },
+        }),
+      ),
+      candidate('', ['tiny']),
+    ];
+    const { included } = assembleContext(items, 40);
+    expect([...included.keys()]).toEqual([0]);
+    expect(read).toBe(12);
+  });
 });

@@ -44,6 +44,13 @@ interface AssembledContext {
 
 const SEPARATOR = '\n\n';
 
+/**
+ * Items in a row that did not fit after which the context is taken as full: what is left of
+ * the budget is smaller than what the items ranked next need, and working out their
+ * renderings would cost more than the few tokens they might still fill.
+ */
+const MAX_MISSES = 12;
+
 /** The levels a record at `rank` is tried at, richest first. */
 export function levelsFor(rank: number, plan: DetailPlan = DEFAULT_DETAIL_PLAN): ContextLevel[] {
   if (rank < plan.fullTop) return ['full', 'detailed', 'summary', 'brief'];
@@ -103,18 +110,26 @@ export function assembleContext(
   const chosen: { key: string; piece: Piece }[] = [];
   const shown = new Set<string>();
   let used = 0;
+  let misses = 0;
   candidates.forEach((candidate, index) => {
-    if (budgetTokens - used <= 0) return;
+    if (budgetTokens - used <= 0 || misses >= MAX_MISSES) return;
     const key = candidate.group === undefined ? `\u0000${index}` : candidate.group;
     const group = groups.get(key);
     const said = candidate.repeatLabel ?? candidate.label;
     const label = group === undefined ? candidate.label : group.said === said ? '' : said;
+    const separator = chosen.length > 0 ? separatorTokens : 0;
+    // A piece is its label, a line break and at least one token of text: when the label alone
+    // leaves no room, none of the item's renderings can fit (and they need not be worked out).
+    if (label.length > 0 && tokensWithin(label, budgetTokens - used - separator - 1) === undefined) {
+      misses++;
+      return;
+    }
+    misses++;
     for (const form of candidate.forms) {
       const lines = form.lines.filter((line) => !shown.has(line));
       if (lines.length === 0) return;
       const body = lines.join('\n');
       const text = label.length > 0 ? `${label}\n${body}` : body;
-      const separator = chosen.length > 0 ? separatorTokens : 0;
       const tokens = tokensWithin(text, budgetTokens - used - separator);
       if (tokens === undefined) continue;
       const piece = { index, level: form.level, text };
@@ -126,6 +141,7 @@ export function assembleContext(
       chosen.push({ key, piece });
       for (const line of lines) shown.add(line);
       used += tokens + separator;
+      misses = 0;
       return;
     }
   });

@@ -307,17 +307,35 @@ function toCandidate(
   const group = sceneId !== null ? { group: sceneId } : {};
   if (unit.lines !== undefined) {
     const lineChars = rank < DEFAULT_DETAIL_PLAN.fullTop ? Number.POSITIVE_INFINITY : TURN_LINE_CHARS;
-    const forms = turnForms(unit.lines, stems, lineChars, PARTNER_CHARS).map(
-      (form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines }),
+    const lines = unit.lines;
+    return lazyForms({ ...turnLabels(hit, sceneName), ...group }, () =>
+      turnForms(lines, stems, lineChars, PARTNER_CHARS).map(
+        (form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines }),
+      ),
     );
-    return { ...turnLabels(hit, sceneName), ...group, forms };
   }
   const speaker = hit.layer === 'archive' ? resolved.speaker : undefined;
   const full = speaker ? `${speaker}: ${resolved.text}` : resolved.text;
+  return lazyForms({ ...contextLabels(hit, resolved, sceneName), ...group }, () =>
+    recordForms(full, resolved.levels, rank, stems),
+  );
+}
+
+/**
+ * A candidate whose renderings are worked out when the context first asks for them: most
+ * units past the first places never are (their label alone no longer fits the budget left).
+ */
+function lazyForms(
+  labels: Omit<ContextCandidate, 'forms'>,
+  make: () => readonly ContextForm[],
+): ContextCandidate {
+  let forms: readonly ContextForm[] | undefined;
   return {
-    ...contextLabels(hit, resolved, sceneName),
-    ...group,
-    forms: recordForms(full, resolved.levels, rank, stems),
+    ...labels,
+    get forms(): readonly ContextForm[] {
+      forms ??= make();
+      return forms;
+    },
   };
 }
 

@@ -37,19 +37,8 @@ export function speakerLabel(text: string): string | undefined {
  */
 export function fitSpan(text: string, maxChars: number, stems: ReadonlySet<string>): string | undefined {
   if (codePointLength(text) <= maxChars) return text;
-  const head = speakerLabel(text) ?? '';
-  const body = text.slice(head.length);
-  const found = sentences(body);
+  const { head, body, found, best } = analysed(text, stems);
   if (found.length === 0) return undefined;
-  const hits = found.map((s) => {
-    let n = 0;
-    for (const word of tokenize(s.text)) if (stems.has(stem(word))) n++;
-    return n;
-  });
-  let best = 0;
-  hits.forEach((n, i) => {
-    if (n > (hits[best] ?? 0)) best = i;
-  });
   const render = (from: number, to: number): string => {
     const first = found[from] as (typeof found)[number];
     const last = found[to] as (typeof found)[number];
@@ -65,4 +54,42 @@ export function fitSpan(text: string, maxChars: number, stems: ReadonlySet<strin
   while (to + 1 < found.length && fits(from, to + 1)) to++;
   while (from > 0 && fits(from - 1, to)) from--;
   return render(from, to);
+}
+
+/** A text split for {@link fitSpan}: its speaker label, its sentences and the one nearest the query. */
+interface Analysed {
+  readonly head: string;
+  readonly body: string;
+  readonly found: ReturnType<typeof sentences>;
+  readonly best: number;
+}
+
+// One recall shortens the same records several times (each rendering of a turn, each level
+// tried): their sentences and query-word counts are worked out once per set of query stems.
+const analyses = new WeakMap<ReadonlySet<string>, Map<string, Analysed>>();
+
+function analysed(text: string, stems: ReadonlySet<string>): Analysed {
+  let byText = analyses.get(stems);
+  if (byText === undefined) {
+    byText = new Map();
+    analyses.set(stems, byText);
+  }
+  const known = byText.get(text);
+  if (known !== undefined) return known;
+  const head = speakerLabel(text) ?? '';
+  const body = text.slice(head.length);
+  const found = sentences(body);
+  let best = 0;
+  let bestHits = 0;
+  found.forEach((s, i) => {
+    let n = 0;
+    for (const word of tokenize(s.text)) if (stems.has(stem(word))) n++;
+    if (n > bestHits) {
+      best = i;
+      bestHits = n;
+    }
+  });
+  const result = { head, body, found, best };
+  byText.set(text, result);
+  return result;
 }
