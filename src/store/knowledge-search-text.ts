@@ -53,7 +53,9 @@ export type NeedlePlace = 'anywhere' | 'title-equals' | 'title-not-equal' | 'not
  * one holding the title markers).
  */
 export function knowledgeTextQuery(needle: string, place: NeedlePlace): string | undefined {
-  if (needle.includes(TITLE_START) || needle.includes(TITLE_END)) return undefined;
+  // FTS5's query parser ends a string at NUL ("unterminated string"): such a needle is scanned.
+  if (needle.includes(TITLE_START) || needle.includes(TITLE_END) || needle.includes('\u0000'))
+    return undefined;
   const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
   const inTitle = `title : ${phrase(needle)}`;
   const titleIs = `title : ${phrase(`${TITLE_START}${needle}${TITLE_END}`)}`;

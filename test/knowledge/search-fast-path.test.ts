@@ -103,6 +103,21 @@ describe('knowledge search: the top of a limited search', () => {
     }
   });
 
+  it('searches for a needle holding NUL (which FTS5 cannot parse) by scanning, without an error', async () => {
+    const { db } = await fresh();
+    const { graphId } = await db.knowledge.import({
+      graph: 'g',
+      nodes: [
+        { title: 'with a nul', type: 'thing', content: 'before\u0000after the break' },
+        { title: 'plain', type: 'thing', content: 'before and after' },
+      ],
+    });
+    const found = await db.knowledge.queryNodes({ graphId, keyword: 'ore\u0000aft' });
+    expect(found.map((node) => node.title)).toEqual(['with a nul']);
+    const ranked = await db.knowledge.search('ore\u0000aft', { graphId, limit: 5 });
+    expect(Array.isArray(ranked)).toBe(true);
+  });
+
   it('keeps the substring index in step with updates and deletes', async () => {
     const { db } = await fresh();
     const { graphId } = await db.knowledge.import({
