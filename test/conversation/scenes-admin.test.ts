@@ -173,11 +173,10 @@ describeEngines('two agents of one file', () => {
         }),
       ),
     );
-    await Promise.all([
-      one.planNodeAdd(0, 'one'),
-      two.planNodeAdd(0, 'two'),
-      two.planNodeAdd(1, 'two child'),
-    ]);
+    await Promise.all([one.planNodeAdd(0, 'one'), two.planNodeAdd(0, 'two')]);
+    // A child needs its parent committed first: calls on one handle that run at once are not
+    // ordered (on PostgreSQL they take separate pooled connections), so this one waits.
+    await two.planNodeAdd(1, 'two child');
     const [r1, r2] = await Promise.all([
       one.update({ input: 'one in', createdAt: at(30) }),
       two.update({ input: 'two in', createdAt: at(31) }),
