@@ -22,6 +22,7 @@ describe.skipIf(PG_SKIP_REASON !== undefined)(
       const random = seededRandom(20261202);
       const acked: AckedWrite[] = [];
       let killedStarting = 0;
+      let killedAfterAck = 0;
       for (let round = 0; round < KILLS; round++) {
         const child = startChild('pg-fault-writer.mjs', [url, 'kill', `r${round}`, String(round % 3)]);
         if (round % 5 === 4) {
@@ -30,6 +31,7 @@ describe.skipIf(PG_SKIP_REASON !== undefined)(
         } else {
           await child.waitFor((line) => line.startsWith('ack '), 30_000);
           await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 120)));
+          killedAfterAck++;
         }
         if (!child.lines.includes('open')) killedStarting++;
         child.process.kill('SIGKILL');
@@ -40,7 +42,9 @@ describe.skipIf(PG_SKIP_REASON !== undefined)(
       }
       const kinds = new Set(acked.map((write) => write.kind));
       expect([...kinds].sort()).toEqual(['node', 'record', 'turn']);
-      expect(acked.length).toBeGreaterThan(KILLS);
+      // Every round that waited for an acknowledgement contributes at least one write; how many
+      // more land before the kill depends on the machine's load, so that is not asserted.
+      expect(acked.length).toBeGreaterThanOrEqual(killedAfterAck);
       console.info(
         `[faults] ${KILLS} kills (${killedStarting} during start-up), ${acked.length} acknowledged writes verified byte for byte`,
       );
