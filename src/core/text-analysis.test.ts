@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clauses, contentTerms, isStopWord, sentences, termOf, tokenize } from './text-analysis.js';
+import {
+  clauses,
+  contentTerms,
+  factSpans,
+  isStopWord,
+  nameSpans,
+  pairSpans,
+  sentences,
+  termOf,
+  tokenize,
+  type SpanRules,
+  type Token,
+} from './text-analysis.js';
 
 describe('tokenize', () => {
   it('finds words with their offsets, stems Latin words and marks stop words', () => {
@@ -66,5 +78,45 @@ describe('sentences', () => {
       'third part:',
       'end.',
     ]);
+  });
+});
+
+describe('candidate spans (shared by the keyword extractor and the topic index terms)', () => {
+  const rules: SpanRules<Token> = {
+    isContent: (t) => !t.stop,
+    adjacent: (text, a, b) => /^[ \t]?$/u.test(text.slice(a.index + a.surface.length, b.index)),
+    nameWord: (t) => !t.stop,
+    pairable: (a, b) => !a.stop && !b.stop && a.cjk === b.cjk,
+  };
+
+  it('finds facts once, leaving what a pattern already covers to none after it', () => {
+    const text = 'Released v2.1.3 on 2024-05-01, see https://example.com/v2.1.3.';
+    const covered: [number, number][] = [];
+    const facts = factSpans(text, covered).map((f) => f.text);
+    expect(facts).toContain('https://example.com/v2.1.3');
+    expect(facts).toContain('2024-05-01');
+    expect(facts.filter((f) => f === 'v2.1.3')).toHaveLength(1);
+    expect(covered).toHaveLength(facts.length);
+    expect(factSpans('--- ... ;;;', [])).toEqual([]);
+  });
+
+  it('runs of name words, broken where the words are not adjacent', () => {
+    const text = 'Yesterday Alice Smith met Bob Jones, Carol.';
+    const tokens = tokenize(text);
+    expect(nameSpans(text, tokens, tokens[0], rules).map((s) => s.text)).toEqual([
+      'Yesterday Alice Smith',
+      'Bob Jones',
+    ]);
+  });
+
+  it('pairs adjacent words, and a CJK run gives its whole compound once from its first word', () => {
+    const text = 'token refresh, read replica 数据库迁移';
+    const tokens = tokenize(text);
+    const spans = pairSpans(text, tokens, rules);
+    expect(spans.map((s) => s.text)).toEqual(['token refresh', 'read replica', '数据库迁移']);
+    const compound = spans[2]!;
+    expect(compound.tokens.length).toBeGreaterThan(1);
+    expect(compound.tokens.every((t) => t.cjk)).toBe(true);
+    expect(text.slice(compound.index, compound.index + compound.text.length)).toBe('数据库迁移');
   });
 });

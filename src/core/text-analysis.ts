@@ -267,3 +267,125 @@ export const FACT_PATTERNS: readonly RegExp[] = [
   // References such as `PR #733`, `issue #12`, `#881`.
   /(?:\b(?:\p{Lu}{2,5}|[Ii]ssues?|[Tt]ickets?|[Bb]ugs?|[Pp]ull requests?)\s)?#\d+\b/gu,
 ];
+
+/**
+ * The patterned facts of `text` ({@link FACT_PATTERNS}, trailing `.,;:` left out) that hold a
+ * letter or digit and overlap no span in `covered`; each one found is added to `covered`, so a
+ * later pattern and the words inside it skip it.
+ */
+export function factSpans(text: string, covered: [number, number][]): { text: string; index: number }[] {
+  const out: { text: string; index: number }[] = [];
+  for (const pattern of FACT_PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const value = match[0].replace(/[.,;:]+$/u, '');
+      const end = start + value.length;
+      if (!LETTER_OR_DIGIT_RE.test(value) || overlaps(covered, start, end)) continue;
+      covered.push([start, end]);
+      out.push({ text: value, index: start });
+    }
+  }
+  return out;
+}
+
+/** What a reader of candidate spans ({@link nameSpans}, {@link pairSpans}) counts as a word of one. */
+export interface SpanRules<T extends Token> {
+  /** A word with content of its own. */
+  readonly isContent: (token: T) => boolean;
+  /** Two words of one clause written next to each other (`text` is what the tokens index). */
+  readonly adjacent: (text: string, a: T, b: T) => boolean;
+  /** A capitalised word that may be part of a name (`first`: it opens its sentence). */
+  readonly nameWord: (token: T, first: boolean) => boolean;
+  /** Two adjacent words that make a phrase of one script (CJK words a compound). */
+  readonly pairable: (a: T, b: T) => boolean;
+}
+
+/** A candidate keyword made of adjacent words: its text as written and the words it holds. */
+export interface WordSpan<T extends Token> {
+  readonly text: string;
+  readonly index: number;
+  readonly tokens: readonly T[];
+}
+
+/**
+ * Runs of two or more adjacent name-like words (`New York`, `Alice Smith`): capitalised words
+ * that the rules take as name words and that are names by their shape ({@link nameLike}), or
+ * open the sentence (`first`).
+ */
+export function nameSpans<T extends Token>(
+  text: string,
+  tokens: readonly T[],
+  first: T | undefined,
+  rules: SpanRules<T>,
+): WordSpan<T>[] {
+  const out: WordSpan<T>[] = [];
+  let run: T[] = [];
+  const flush = (): void => {
+    if (run.length > 1) {
+      const start = run[0]!.index;
+      const last = run[run.length - 1]!;
+      out.push({ text: text.slice(start, last.index + last.surface.length), index: start, tokens: run });
+    }
+    run = [];
+  };
+  for (const token of tokens) {
+    const opens = token === first;
+    const capital = /^\p{Lu}/u.test(token.surface) && rules.nameWord(token, opens);
+    const previous = run[run.length - 1];
+    if (capital && (opens || nameLike(token, false))) {
+      if (previous && !rules.adjacent(text, previous, token)) flush();
+      run.push(token);
+    } else flush();
+  }
+  flush();
+  return out;
+}
+
+/**
+ * Adjacent word pairs that make a phrase (`token refresh`), in text order, and in their place
+ * for CJK words the whole compound of up to four adjacent content words (`数据库迁移`), once, from
+ * its first word.
+ */
+export function pairSpans<T extends Token>(
+  text: string,
+  tokens: readonly T[],
+  rules: SpanRules<T>,
+): WordSpan<T>[] {
+  const out: WordSpan<T>[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const a = tokens[i]!;
+    const b = tokens[i + 1]!;
+    if (!rules.adjacent(text, a, b) || !rules.pairable(a, b)) continue;
+    if (a.cjk) {
+      const compound = cjkCompound(text, tokens, i, rules);
+      if (compound) out.push(compound);
+      continue;
+    }
+    out.push({ text: text.slice(a.index, b.index + b.surface.length), index: a.index, tokens: [a, b] });
+  }
+  return out;
+}
+
+function cjkCompound<T extends Token>(
+  text: string,
+  tokens: readonly T[],
+  start: number,
+  rules: SpanRules<T>,
+): WordSpan<T> | undefined {
+  if (start > 0) {
+    const before = tokens[start - 1]!;
+    if (before.cjk && rules.isContent(before) && rules.adjacent(text, before, tokens[start]!))
+      return undefined;
+  }
+  let end = start;
+  while (end + 1 < tokens.length && end - start < 3) {
+    const next = tokens[end + 1]!;
+    if (!next.cjk || !rules.isContent(next) || !rules.adjacent(text, tokens[end]!, next)) break;
+    end++;
+  }
+  const last = tokens[end]!;
+  const value = text.slice(tokens[start]!.index, last.index + last.surface.length);
+  return isCjk(value)
+    ? { text: value, index: tokens[start]!.index, tokens: tokens.slice(start, end + 1) }
+    : undefined;
+}

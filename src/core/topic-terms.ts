@@ -9,16 +9,18 @@
  */
 import {
   casingEvidence,
-  FACT_PATTERNS,
-  isCjk,
+  factSpans,
   isStopWord,
   keepsCase,
   nameLike,
+  nameSpans,
   overlaps,
+  pairSpans,
   sentences,
   termOf,
   tokenize,
   type CasingEvidence,
+  type SpanRules,
   type Token,
 } from './text-analysis.js';
 
@@ -70,18 +72,12 @@ export function indexTerms(texts: readonly string[]): string[] {
 }
 
 function patternCandidates(text: string, covered: [number, number][]): Candidate[] {
-  const out: Candidate[] = [];
-  for (const pattern of FACT_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const start = match.index;
-      const value = match[0].replace(/[.,;:]+$/u, '');
-      const end = start + value.length;
-      if (!/[\p{L}\p{N}]/u.test(value) || overlaps(covered, start, end)) continue;
-      covered.push([start, end]);
-      out.push({ text: value, key: value.toLowerCase(), index: start, salience: 3 });
-    }
-  }
-  return out;
+  return factSpans(text, covered).map((fact) => ({
+    text: fact.text,
+    key: fact.text.toLowerCase(),
+    index: fact.index,
+    salience: 3,
+  }));
 }
 
 type Positioned = Token & { readonly index: number };
@@ -111,75 +107,44 @@ function isContent(token: Token): boolean {
   return !token.stop && !FILLERS.has(token.surface.toLowerCase()) && !isStopWord(token.term);
 }
 
+/** What counts as a word of a name, a phrase or a compound in the index terms. */
+const SPAN_RULES: SpanRules<Positioned> = {
+  isContent,
+  adjacent: (text, a, b) => {
+    const between = text.slice(a.index + a.surface.length, b.index);
+    return between.length === 0 || /^[ \t-]$/u.test(between);
+  },
+  nameWord: (token) => !token.stop && !FILLERS.has(token.surface.toLowerCase()),
+  pairable: (a, b) =>
+    isContent(a) &&
+    isContent(b) &&
+    a.cjk === b.cjk &&
+    !(/^\p{N}+$/u.test(a.surface) && /^\p{N}+$/u.test(b.surface)),
+};
+
 /** Runs of adjacent name-like words, e.g. `New York`, `Alice Smith`. */
 function names(text: string, tokens: readonly Positioned[], first: Positioned | undefined): Candidate[] {
-  const out: Candidate[] = [];
-  let run: Positioned[] = [];
-  const flush = (): void => {
-    if (run.length > 1) {
-      const start = run[0]!.index;
-      const last = run[run.length - 1]!;
-      const value = text.slice(start, last.index + last.surface.length);
-      out.push({ text: value, key: value.toLowerCase(), index: start, salience: 2 });
-    }
-    run = [];
-  };
-  for (const token of tokens) {
-    const capital =
-      /^\p{Lu}/u.test(token.surface) && !token.stop && !FILLERS.has(token.surface.toLowerCase());
-    const previous = run[run.length - 1];
-    if (capital && (token === first || nameLike(token, false))) {
-      if (previous && !adjacent(text, previous, token)) flush();
-      run.push(token);
-    } else flush();
-  }
-  flush();
-  return out;
-}
-
-function adjacent(text: string, a: Positioned, b: Positioned): boolean {
-  const between = text.slice(a.index + a.surface.length, b.index);
-  return between.length === 0 || /^[ \t-]$/u.test(between);
+  return nameSpans(text, tokens, first, SPAN_RULES).map((span) => ({
+    text: span.text,
+    key: span.text.toLowerCase(),
+    index: span.index,
+    salience: 2,
+  }));
 }
 
 /** Adjacent content-word pairs (`token refresh`), and whole CJK compounds (`数据库迁移`). */
 function pairs(text: string, tokens: readonly Positioned[]): Candidate[] {
-  const out: Candidate[] = [];
-  for (let i = 0; i + 1 < tokens.length; i++) {
-    const a = tokens[i]!;
-    const b = tokens[i + 1]!;
-    if (!isContent(a) || !isContent(b) || !adjacent(text, a, b)) continue;
-    if (a.cjk !== b.cjk || (/^\p{N}+$/u.test(a.surface) && /^\p{N}+$/u.test(b.surface))) continue;
-    if (a.cjk) {
-      out.push(...cjkCompound(text, tokens, i));
-      continue;
-    }
-    const value = text.slice(a.index, b.index + b.surface.length);
-    const shown = nameLike(a, false) || nameLike(b, false) ? value : value.toLowerCase();
-    out.push({
+  return pairSpans(text, tokens, SPAN_RULES).map((span) => {
+    if (span.tokens[0]!.cjk) return { text: span.text, key: span.text, index: span.index, salience: 2 };
+    const [a, b] = span.tokens as [Positioned, Positioned];
+    const shown = nameLike(a, false) || nameLike(b, false) ? span.text : span.text.toLowerCase();
+    return {
       text: shown,
       key: `p:${termOf(a.surface)} ${termOf(b.surface)}`,
-      index: a.index,
+      index: span.index,
       salience: 1.5,
-    });
-  }
-  return out;
-}
-
-function cjkCompound(text: string, tokens: readonly Positioned[], start: number): Candidate[] {
-  if (start > 0) {
-    const before = tokens[start - 1]!;
-    if (before.cjk && isContent(before) && adjacent(text, before, tokens[start]!)) return [];
-  }
-  let end = start;
-  while (end + 1 < tokens.length && end - start < 3) {
-    const next = tokens[end + 1]!;
-    if (!next.cjk || !isContent(next) || !adjacent(text, tokens[end]!, next)) break;
-    end++;
-  }
-  const last = tokens[end]!;
-  const value = text.slice(tokens[start]!.index, last.index + last.surface.length);
-  return isCjk(value) ? [{ text: value, key: value, index: tokens[start]!.index, salience: 2 }] : [];
+    };
+  });
 }
 
 function select(candidates: Candidate[]): string[] {

@@ -11,16 +11,18 @@
  */
 import {
   casingEvidence,
-  FACT_PATTERNS,
-  isCjk,
+  factSpans,
   isStopWord,
   keepsCase,
   nameLike,
+  nameSpans,
   overlaps,
+  pairSpans,
   sentences,
   termOf,
   tokenize,
   type CasingEvidence,
+  type SpanRules,
   type Token,
 } from '../core/text-analysis.js';
 
@@ -107,19 +109,13 @@ export function extractKeywords(texts: readonly string[]): string[] {
 }
 
 function patternCandidates(text: string, covered: [number, number][]): Candidate[] {
-  const out: Candidate[] = [];
-  for (const pattern of FACT_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const start = match.index;
-      const value = match[0].replace(/[.,;:]+$/u, '');
-      const end = start + value.length;
-      if (!/[\p{L}\p{N}]/u.test(value) || overlaps(covered, start, end)) continue;
-      covered.push([start, end]);
-      const words = tokenize(value).map((t) => t.term);
-      out.push({ text: value, key: value.toLowerCase(), index: start, kind: 'fact', words });
-    }
-  }
-  return out;
+  return factSpans(text, covered).map((fact) => ({
+    text: fact.text,
+    key: fact.text.toLowerCase(),
+    index: fact.index,
+    kind: 'fact',
+    words: tokenize(fact.text).map((t) => t.term),
+  }));
 }
 
 type Positioned = Token & { readonly index: number; readonly compound?: boolean };
@@ -196,69 +192,43 @@ function identifierLike(token: Positioned): boolean {
   return s.includes('_') || (/\p{L}/u.test(s) && /\p{N}/u.test(s));
 }
 
+/** What counts as a word of a name, a phrase or a compound among keywords. */
+const SPAN_RULES: SpanRules<Positioned> = {
+  isContent,
+  // Two words of one clause with nothing but a space between them.
+  adjacent: (text, a, b) => {
+    const between = text.slice(a.index + a.surface.length, b.index);
+    return between.length === 0 || /^[ \t]$/u.test(between);
+  },
+  // A capital mid-sentence marks a name even on a word that is filler alone (`New York`).
+  nameWord: (token, first) => (first ? isContent(token) : !token.stop && !isStopWord(token.term)),
+  pairable,
+};
+
 /** Runs of adjacent name-like words, e.g. `New York`, `Alice Smith`. */
 function names(text: string, tokens: readonly Positioned[], first: Positioned | undefined): Candidate[] {
-  const out: Candidate[] = [];
-  let run: Positioned[] = [];
-  const flush = (): void => {
-    if (run.length > 1) {
-      const start = run[0]!.index;
-      const last = run[run.length - 1]!;
-      const value = text.slice(start, last.index + last.surface.length);
-      out.push({
-        text: value,
-        key: value.toLowerCase(),
-        index: start,
-        kind: 'name',
-        words: run.map((t) => t.term),
-      });
-    }
-    run = [];
-  };
-  for (const token of tokens) {
-    // A capital mid-sentence marks a name even on a word that is filler alone (`New York`).
-    const capital =
-      /^\p{Lu}/u.test(token.surface) &&
-      (token === first ? isContent(token) : !token.stop && !isStopWord(token.term));
-    const previous = run[run.length - 1];
-    if (capital && (token === first || nameLike(token, false))) {
-      if (previous && !adjacent(text, previous, token)) flush();
-      run.push(token);
-    } else flush();
-  }
-  flush();
-  return out;
-}
-
-/** Two words of one clause with nothing but a space between them. */
-function adjacent(text: string, a: Positioned, b: Positioned): boolean {
-  const between = text.slice(a.index + a.surface.length, b.index);
-  return between.length === 0 || /^[ \t]$/u.test(between);
+  return nameSpans(text, tokens, first, SPAN_RULES).map((span) => ({
+    text: span.text,
+    key: span.text.toLowerCase(),
+    index: span.index,
+    kind: 'name',
+    words: span.tokens.map((t) => t.term),
+  }));
 }
 
 /** Adjacent content-word pairs (`token refresh`), and whole CJK compounds (`数据库迁移`). */
 function pairs(text: string, tokens: readonly Positioned[]): Candidate[] {
-  const out: Candidate[] = [];
-  for (let i = 0; i + 1 < tokens.length; i++) {
-    const a = tokens[i]!;
-    const b = tokens[i + 1]!;
-    if (!adjacent(text, a, b) || !pairable(a, b)) continue;
-    if (a.cjk) {
-      out.push(...cjkCompound(text, tokens, i));
-      continue;
-    }
-    const value = text.slice(a.index, b.index + b.surface.length);
+  return pairSpans(text, tokens, SPAN_RULES).map((span): Candidate => {
+    const words = span.tokens.map((t) => t.term);
+    if (span.tokens[0]!.cjk)
+      return { text: span.text, key: span.text, index: span.index, kind: 'phrase', words };
+    const [a, b] = span.tokens as [Positioned, Positioned];
     const shown =
-      nameLike(a, false) || nameLike(b, false) || a.compound || b.compound ? value : value.toLowerCase();
-    out.push({
-      text: shown,
-      key: `p:${a.term} ${b.term}`,
-      index: a.index,
-      kind: 'phrase',
-      words: [a.term, b.term],
-    });
-  }
-  return out;
+      nameLike(a, false) || nameLike(b, false) || a.compound || b.compound
+        ? span.text
+        : span.text.toLowerCase();
+    return { text: shown, key: `p:${a.term} ${b.term}`, index: span.index, kind: 'phrase', words };
+  });
 }
 
 /**
@@ -279,25 +249,6 @@ function pairable(a: Positioned, b: Positioned): boolean {
 /** A lower-case `-ed` word: mostly a verb in chat text, which makes a phrase a clause (`test timed`). */
 function pastTense(token: Positioned): boolean {
   return !token.compound && /^\p{Ll}{3,}ed$/u.test(token.surface);
-}
-
-function cjkCompound(text: string, tokens: readonly Positioned[], start: number): Candidate[] {
-  if (start > 0) {
-    const before = tokens[start - 1]!;
-    if (before.cjk && isContent(before) && adjacent(text, before, tokens[start]!)) return [];
-  }
-  let end = start;
-  while (end + 1 < tokens.length && end - start < 3) {
-    const next = tokens[end + 1]!;
-    if (!next.cjk || !isContent(next) || !adjacent(text, tokens[end]!, next)) break;
-    end++;
-  }
-  const last = tokens[end]!;
-  const value = text.slice(tokens[start]!.index, last.index + last.surface.length);
-  const words = tokens.slice(start, end + 1).map((t) => t.term);
-  return isCjk(value)
-    ? [{ text: value, key: value, index: tokens[start]!.index, kind: 'phrase', words }]
-    : [];
 }
 
 interface Scored {
