@@ -182,6 +182,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     base: number;
     outcome: boolean;
     why: boolean;
+    cause: boolean;
     u: TextUnit;
     text?: string;
   }[] = [];
@@ -194,6 +195,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const chosenItem = picked.has(unit);
     const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
     const why = chosenItem || WHY_RE.test(unit.text);
+    const cause = why && CAUSE_RE.test(unit.text);
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
@@ -210,6 +212,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       base,
       outcome,
       why,
+      cause,
       u: unit,
     });
     const short = withoutAsides(unit.text);
@@ -223,6 +226,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         base: base * ASIDE,
         outcome,
         why,
+        cause,
         u: unit,
         text: short,
       });
@@ -239,6 +243,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
           base: base * PREFIX,
           outcome,
           why,
+          cause,
           u: unit,
         });
       }
@@ -318,7 +323,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       lineStart: r.u.lineStart,
       outcome: r.outcome,
       why: r.why,
-      cause: r.why && CAUSE_RE.test(r.u.text),
+      cause: r.cause,
       worth: 0,
     };
     candidate.worth = value(candidate, weights);
