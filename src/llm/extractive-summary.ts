@@ -80,6 +80,8 @@ interface Candidate {
   readonly why: boolean;
   /** Says why in the sense of a cause found ({@link CAUSE_RE}), not a choice made. */
   readonly cause: boolean;
+  /** Says what was done about it: a choice made, or a fix or mitigation stated as such ({@link REMEDY_RE}). */
+  readonly remedy: boolean;
   /** Its worth before any other extract is chosen. */
   readonly worth: number;
 }
@@ -115,6 +117,10 @@ const WHY_RE =
 // Of the sentences that say why, those that state a cause found (the rest state a choice made).
 const CAUSE_RE =
   /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
+// A sentence that says what was done about a problem by its opening ("Fix: …", "Mitigation: …",
+// "Fixed it by …").
+const REMEDY_RE =
+  /^\W*(?:(?:the )?(?:fix|decision(?: recorded)?|mitigation|resolution|solution|workaround)\s*(?:[:—]|\s-\s)|(?:fixed|resolved|mitigated) (?:it |this )?(?:by|with)\b|decided to\b)/iu;
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
@@ -183,6 +189,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     outcome: boolean;
     why: boolean;
     cause: boolean;
+    remedy: boolean;
     u: TextUnit;
     text?: string;
   }[] = [];
@@ -196,6 +203,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
     const why = chosenItem || WHY_RE.test(unit.text);
     const cause = why && CAUSE_RE.test(unit.text);
+    const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
@@ -213,6 +221,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       outcome,
       why,
       cause,
+      remedy,
       u: unit,
     });
     const short = withoutAsides(unit.text);
@@ -227,9 +236,30 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         outcome,
         why,
         cause,
+        remedy,
         u: unit,
         text: short,
       });
+      // Its openings too (an aside often sits right in the clause a short level needs).
+      if (unit.end - unit.start > CLAUSE_FROM) {
+        for (const end of clausePrefixEnds(short, 0, short.length)) {
+          if (end < MIN_PREFIX || short.slice(0, end).endsWith('…')) continue;
+          raw.push({
+            unit: index,
+            start: unit.start,
+            end: unit.start + originalOffset(unit.text, end),
+            group,
+            partial: true,
+            base: base * ASIDE * PREFIX,
+            outcome,
+            why,
+            cause,
+            remedy,
+            u: unit,
+            text: short.slice(0, end),
+          });
+        }
+      }
     }
     if (unit.end - unit.start > CLAUSE_FROM) {
       for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
@@ -244,6 +274,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
           outcome,
           why,
           cause,
+          remedy,
           u: unit,
         });
       }
@@ -324,6 +355,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       outcome: r.outcome,
       why: r.why,
       cause: r.cause,
+      remedy: r.remedy,
       worth: 0,
     };
     candidate.worth = value(candidate, weights);
@@ -541,6 +573,19 @@ function cueOf(body: string, outcome: boolean): number {
 // A parenthetical of some length between words: an aside a short level can leave out.
 const ASIDE_RE = /\s\([^()]{12,}\)(?=\s)/gu;
 
+/** Where an offset into the aside-free form of `sentence` ({@link withoutAsides}) falls in `sentence`. */
+function originalOffset(sentence: string, at: number): number {
+  let shift = 0;
+  ASIDE_RE.lastIndex = 0;
+  for (let match = ASIDE_RE.exec(sentence); match; match = ASIDE_RE.exec(sentence)) {
+    // Where this aside's ` …` stands in the aside-free form.
+    const placed = match.index - shift;
+    if (placed >= at) break;
+    shift += match[0].length - 2;
+  }
+  return at + shift;
+}
+
 /** The sentence with its asides replaced by ` …`, or undefined when it has none. */
 function withoutAsides(sentence: string): string | undefined {
   if (!sentence.includes('(')) return undefined;
@@ -706,8 +751,7 @@ function causeAndChoice(
   const partners = queue.filter(
     (e) =>
       e.candidate.group !== lead.group &&
-      e.candidate.why &&
-      e.candidate.cause !== lead.cause &&
+      (lead.cause ? e.candidate.remedy : e.candidate.cause) &&
       !PLAN_RE.test(e.candidate.text) &&
       e.worth >= floor,
   );
@@ -1083,7 +1127,7 @@ function weighedBody(
   const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
   const best = bestOf(analysis);
   const bestWorth = best?.worth ?? 0;
-  if (best && best.size > room - 1 && room >= CUT_ROOM && top < bestWorth * CUT_WORTH) {
+  if (best && best.size > room - 1 && room >= CUT_ROOM && Math.max(top, lead) < bestWorth * CUT_WORTH) {
     // The shortest whole form of the best sentence (its asides left out), cut if it must be.
     const shortest = analysis.candidates
       .filter((c) => c.group === best.group && !c.partial)

@@ -372,7 +372,7 @@ export function clauseSpans(text: string, start: number, end: number): [number, 
   return out;
 }
 
-const PREFIX_CUT_RE = /[,;，；](?=\s)|\s[—–]\s/gu;
+const PREFIX_CUT_RE = /[,;:，；：](?=\s)|\s[—–]\s/gu;
 
 /**
  * Ends of the clause prefixes of a long sentence: the offsets (into `text`) just before each
