@@ -116,7 +116,7 @@ const WHY_RE =
   /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was))\b/iu;
 // Of the sentences that say why, those that state a cause found (the rest state a choice made).
 const CAUSE_RE =
-  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
+  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
 // A sentence that says what was done about a problem by its opening ("Fix: …", "Mitigation: …",
 // "Fixed it by …").
 const REMEDY_RE =
@@ -570,8 +570,9 @@ function cueOf(body: string, outcome: boolean): number {
   return OUTCOME_LEAD_RE.test(body) ? CUE_LEAD : CUE;
 }
 
-// A parenthetical of some length between words: an aside a short level can leave out.
-const ASIDE_RE = /\s\([^()]{12,}\)(?=\s)/gu;
+// A parenthetical of some length between words (it may hold one more): an aside a short level
+// can leave out.
+const ASIDE_RE = /\s\((?:[^()]|\([^()]*\)){12,}\)(?=\s)/gu;
 
 /** Where an offset into the aside-free form of `sentence` ({@link withoutAsides}) falls in `sentence`. */
 function originalOffset(sentence: string, at: number): number {
