@@ -705,23 +705,24 @@ function chooseWith(
       pick = queue.splice(seed, 1)[0];
       seed = -1;
     }
-    for (; pick === undefined; ) {
-      const i = queue.findIndex((entry) => fits(entry.candidate));
-      if (i < 0) break;
-      const entry = queue[i] as { candidate: Candidate; worth: number };
+    if (pick === undefined) {
+      // What no longer fits never will (the room used and the groups taken only grow): it
+      // leaves the queue, so its head is the best that fits. The queue stays in order of
+      // last known worth, as a worth only falls.
+      let kept = 0;
+      for (const entry of queue) if (fits(entry.candidate)) queue[kept++] = entry;
+      queue.length = kept;
+    }
+    for (; pick === undefined && queue.length > 0; ) {
+      const entry = queue[0] as { candidate: Candidate; worth: number };
       entry.worth = value(entry.candidate, analysis.weights, decay);
-      let next: { candidate: Candidate; worth: number } | undefined;
-      for (let j = i + 1; j < queue.length && next === undefined; j++) {
-        const other = queue[j] as { candidate: Candidate; worth: number };
-        if (fits(other.candidate)) next = other;
-      }
+      const next = queue[1];
+      queue.shift();
       if (!next || entry.worth >= next.worth) {
         pick = entry;
-        queue.splice(i, 1);
         break;
       }
-      queue.splice(i, 1);
-      let at = i;
+      let at = 0;
       while (at < queue.length && (queue[at] as { worth: number }).worth > entry.worth) at++;
       queue.splice(at, 0, entry);
     }
