@@ -157,6 +157,11 @@ const CLAUSE_FROM = 100;
 const MIN_PREFIX = 40;
 /** What a sentence without its asides is worth beside the whole. */
 const ASIDE = 0.97;
+/** What the point after a lead-in is worth beside its whole sentence. */
+const LEAD_IN = 0.95;
+/** Longest lead-in before `: ` that a point may be offered without; the point's shortest length. */
+const MAX_LEAD_IN = 100;
+const MIN_POINT = 30;
 /** What an opening is worth beside its whole sentence. */
 const PREFIX = 0.85;
 /** Greedy selection looks at this many of the best candidates that fit (enough for 1,800 code points). */
@@ -261,6 +266,24 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         }
       }
     }
+    // A point the user settled, introduced by a lead-in ("What we already established on the
+    // call: the deploy …", "From today's sync: we're staying on X"), is also offered without it.
+    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : -1;
+    if (point > 0) {
+      raw.push({
+        unit: index,
+        start: unit.start + point,
+        end: unit.end,
+        group,
+        partial: false,
+        base: base * LEAD_IN,
+        outcome,
+        why,
+        cause,
+        remedy,
+        u: unit,
+      });
+    }
     if (unit.end - unit.start > CLAUSE_FROM) {
       for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
         if (end - unit.start < MIN_PREFIX) continue;
@@ -317,8 +340,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
   // terms before its end (tokens are in text order).
   const wholeTerms = new Map<TextUnit, number[]>();
-  const termsUpTo = (unit: TextUnit, end: number): number[] => {
-    const whole = end >= unit.end;
+  const termsUpTo = (unit: TextUnit, end: number, start = unit.start): number[] => {
+    const whole = end >= unit.end && start <= unit.start;
     const known = whole ? wholeTerms.get(unit) : undefined;
     if (known) return known;
     const tokens = termsOf.get(unit);
@@ -327,6 +350,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     if (tokens) {
       for (let i = 0; i < tokens.ids.length; i++) {
         if ((tokens.offsets[i] ?? 0) >= end) break;
+        if ((tokens.offsets[i] ?? 0) < start) continue;
         const id = tokens.ids[i] as number;
         if (stamp[id] === mark) continue;
         stamp[id] = mark;
@@ -344,7 +368,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       end: r.end,
       text: body,
       size: flatSize(body),
-      terms: termsUpTo(r.u, r.end),
+      terms: termsUpTo(r.u, r.end, r.start),
       factor: r.base * cueOf(body, r.outcome),
       group: r.group,
       partial: r.partial,
@@ -573,6 +597,19 @@ function cueOf(body: string, outcome: boolean): number {
 // A parenthetical of some length between words (it may hold one more): an aside a short level
 // can leave out.
 const ASIDE_RE = /\s\((?:[^()]|\([^()]*\)){12,}\)(?=\s)/gu;
+
+/**
+ * Where the point after a sentence's lead-in starts (after its first `: `, when the lead-in is a
+ * dozen to {@link MAX_LEAD_IN} UTF-16 units outside brackets and the point at least
+ * {@link MIN_POINT}), else -1.
+ */
+function leadInEnd(sentence: string): number {
+  const colon = sentence.indexOf(': ');
+  if (colon < 12 || colon > MAX_LEAD_IN || /[([{]/u.test(sentence.slice(0, colon))) return -1;
+  let start = colon + 1;
+  while (start < sentence.length && /\s/u.test(sentence[start] as string)) start++;
+  return sentence.length - start >= MIN_POINT ? start : -1;
+}
 
 /** Where an offset into the aside-free form of `sentence` ({@link withoutAsides}) falls in `sentence`. */
 function originalOffset(sentence: string, at: number): number {

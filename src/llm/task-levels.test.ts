@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { LEVEL_CAPS } from '../core/model/levels.js';
+import { codePointLength } from '../core/text.js';
+import { taskLevels } from './extractive-summary.js';
+
+const flat = (text: string): string => text.replace(/\s+/gu, ' ');
+
+/** A made-up session: a cause found in the middle, the fix stated at the end, tool output between. */
+function session(): string {
+  const log = Array.from(
+    { length: 30 },
+    (_, i) => `2025-01-0${(i % 9) + 1}T10:${String(i).padStart(2, '0')}:00Z worker-7 job=${4000 + i} ok`,
+  ).join('\n');
+  return [
+    '[user]',
+    'The nightly export to the billing warehouse has been late every night this week. Please find out why.',
+    '[tool:bash]',
+    '$ tail -n 30 /var/log/export/worker.log',
+    log,
+    '[assistant]',
+    'The queue drains one job at a time. Root cause: the 2.4 config template (rolled out on Monday with the new runner images) set export.workers to 1 instead of 8, so every batch waits for the one before it.',
+    'I checked the warehouse side as well; its load times are normal.',
+    '[tool:edit]',
+    'deploy/export.yaml',
+    '@@ -3,1 +3,1 @@',
+    '-  workers: 1',
+    '+  workers: 8',
+    '[assistant]',
+    'Fix: set export.workers back to 8 and refuse fewer than 4 workers at startup.',
+    'A template change can no longer slow the export silently.',
+    'Last night the export finished at 02:10 instead of 05:40.',
+  ].join('\n');
+}
+
+describe('taskLevels: the brief', () => {
+  const levels = taskLevels(
+    { label: 'Nightly billing export is late', summary: '', files: [], todos: [], context: session() },
+    LEVEL_CAPS,
+  );
+
+  it('holds the cause found and the fix made, within its cap, on one line', () => {
+    expect(codePointLength(levels.brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+    expect(levels.brief).not.toMatch(/\n/u);
+    expect(levels.brief).toMatch(/Root cause: the 2\.4 config template/u);
+    expect(levels.brief).toMatch(/Fix: set export\.workers back to 8/u);
+  });
+
+  it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
+    const input = flat(session());
+    const pieces = levels.brief
+      .split(/ — | … |…/u)
+      .map((piece) => piece.trim())
+      .filter((piece) => piece.length > 0 && piece !== 'Nightly billing export is late');
+    expect(pieces.length).toBeGreaterThanOrEqual(2);
+    for (const piece of pieces) expect(input).toContain(piece);
+  });
+
+  it('keeps tool output out of the brief and the summary', () => {
+    for (const text of [levels.brief, levels.summary]) expect(text).not.toMatch(/worker-7 job=/u);
+  });
+});
