@@ -134,17 +134,21 @@ export class RecallRepo {
    * best BM25 first, at most `limit`.
    */
   match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {
-    // FTS5 ranks its matches itself (BM25, `ORDER BY rank`) and hands them over best first; the
-    // CROSS JOIN keeps that order, so only rows up to the limit are looked up and filtered, and
-    // no sort of the joined rows is needed.
+    // The matches are scored and sorted before the join (a co-routine handing them over best
+    // first; the CROSS JOIN keeps that order), so only rows up to the limit are looked up and
+    // filtered. They are sorted by `bm25(search_fts)` in SQLite's own sorter rather than by
+    // FTS5's `ORDER BY rank`: the same scores (rank is bm25 by default), but FTS5's rank sort
+    // runs a nested query of its own over every match, ~20 % dearer (docs/benchmarks.md,
+    // "Fourth round").
     const where = filterSql(filter);
     const rows = this.#engine
       .statement(
-        `SELECT ${DOC_COLUMNS}, -f.rank AS bm25
-         FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH :match ORDER BY rank LIMIT -1) f
+        `SELECT ${DOC_COLUMNS}, -f.score AS bm25
+         FROM (SELECT rowid, bm25(search_fts) AS score FROM search_fts WHERE search_fts MATCH :match
+               ORDER BY score LIMIT -1) f
          CROSS JOIN search_docs d ON d.rowid = f.rowid
          WHERE ${where.sql}
-         ORDER BY f.rank LIMIT :limit`,
+         ORDER BY f.score LIMIT :limit`,
       )
       .raw()
       .all({ ...where.params, match, limit }) as RawDocArray[];
