@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path';
 import { openMemory, type Agent, type ArchiveInput, type MemoryDB } from '../src/index.js';
+import { searchIndex } from '../src/recall/search.js';
 import { SyntheticCorpus } from './corpus.js';
 import { RawFloor, type FloorDurability } from './raw-floor.js';
 import {
@@ -19,7 +20,6 @@ import {
   median,
   percentile,
   tempDir,
-  timeEach,
   type BenchModule,
   type BenchRow,
 } from './harness.js';
@@ -332,25 +332,22 @@ async function recallPath(
     (i) => agent.recall(queries[i] as string, { budgetTokens: 1000 }),
     (i) => floor.query(queries[i] as string, 10),
   );
-  const search = await timeEach(samples, (i) =>
-    agent.searchArchive({ text: queries[i] as string, limit: 10 }),
+  const archive = await compareInterleaved(
+    samples,
+    (i) => agent.searchArchive({ text: queries[i] as string, limit: 10 }),
+    (i) => floor.query(queries[i] as string, 10),
   );
+  const agentId = agent.info().id;
+  const index = await compareInterleaved(
+    samples,
+    (i) => searchIndex(fixture.db.store, { agentId, query: queries[i] as string, limit: 10 }),
+    (i) => floor.query(queries[i] as string, 10),
+  );
+  const note = 'floor: BM25 top 10 of the same words over the same texts, with their text';
   return [
-    ...ratioRows(
-      'floor',
-      `recall @${size} records (10 hits, 1,000-token context)`,
-      result,
-      'floor: BM25 top 10 of the same words over the same texts, with their text',
-    ),
-    {
-      bench: 'floor',
-      case: `searchArchive @${size} records (10 records)`,
-      metric: 'median',
-      value: median(search),
-      unit: 'ms',
-      baseline: median(result.baseline),
-      ratio: median(search) / median(result.baseline),
-    },
+    ...ratioRows('floor', `recall @${size} records (10 hits, 1,000-token context)`, result, note),
+    ...ratioRows('floor', `searchArchive @${size} records (10 records)`, archive, note),
+    ...ratioRows('floor', `searchIndex @${size} records (10 hits)`, index, note),
   ];
 }
 

@@ -36,6 +36,7 @@ import { parseJsonOr } from '../core/json.js';
 import type { FileChange } from '../core/model/radial.js';
 import { TOPIC_UTTERANCES_SQL } from './conversation-rows.js';
 import { fillKnowledgeText, KNOWLEDGE_TEXT_TABLE } from './knowledge-search-text.js';
+import { indexChanges } from './index-changes.js';
 
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
@@ -575,6 +576,7 @@ function assertReferencesHold(engine: Engine): void {
 /** Rebuilds the FTS5 text of every `search_docs` row. Must run inside a write. */
 function rebuildIndexText(engine: Engine): number {
   engine.statement("INSERT INTO search_fts(search_fts) VALUES ('delete-all')").run();
+  indexChanges(engine).changed();
   const docs = engine
     .statement('SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid')
     .all() as IndexDocRow[];

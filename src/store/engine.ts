@@ -42,6 +42,8 @@ export class Engine {
   readonly #gate: AsyncGate;
   /** The mode of the transaction {@link Engine.transaction} has open, if any. */
   #mode: TransactionMode | 'none' | undefined;
+  /** A synchronous {@link Engine.write} of its own is open. */
+  #syncWrite = false;
   #closed = false;
   #migratedFrom = 0;
 
@@ -225,6 +227,11 @@ export class Engine {
     }
   }
 
+  /** True inside a write transaction of this connection (its changes may still roll back). */
+  get writing(): boolean {
+    return this.#mode === 'write' || this.#syncWrite;
+  }
+
   /** True while a transaction of this file (on any connection of this process) holds its gate. */
   get busy(): boolean {
     return this.#gate.held;
@@ -261,6 +268,7 @@ export class Engine {
     if (this.#joinOrOwn('write', context) === 'join') return guard(context, () => this.#nested(fn));
     return guard(context, () => {
       this.#beginImmediate();
+      this.#syncWrite = true;
       try {
         const result = fn();
         this.#db.exec('COMMIT');
@@ -268,6 +276,8 @@ export class Engine {
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw error;
+      } finally {
+        this.#syncWrite = false;
       }
     });
   }

@@ -2,6 +2,7 @@ import { segmentCjk } from '../core/text.js';
 import type { Engine } from './engine.js';
 import type { VectorRepo } from './vector-repo.js';
 import type { IndexLayer } from '../core/model/recall.js';
+import { indexChanges } from './index-changes.js';
 
 /** One text to index, with its provenance. */
 export interface IndexDoc {
@@ -48,6 +49,7 @@ export class IndexRepo {
       const existing = found.rowid;
       this.#dropVector(existing, found.embed_state);
       this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(existing);
+      indexChanges(this.#engine).changed();
       this.#engine
         .statement(
           `UPDATE search_docs SET agent_id = ?, line_id = ?, scene_id = ?, topic_id = ?, created_at = ?,
@@ -83,9 +85,9 @@ export class IndexRepo {
         doc.createdAt,
       );
     const rowid = Number(info.lastInsertRowid);
-    this.#engine
-      .statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)')
-      .run(rowid, segmentCjk(doc.text));
+    const body = segmentCjk(doc.text);
+    this.#engine.statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)').run(rowid, body);
+    indexChanges(this.#engine).inserted(body);
     return rowid;
   }
 
@@ -98,6 +100,7 @@ export class IndexRepo {
       this.#dropVector(rowid, state);
       this.#engine.statement('DELETE FROM search_fts WHERE rowid = ?').run(rowid);
       this.#engine.statement('DELETE FROM search_docs WHERE rowid = ?').run(rowid);
+      indexChanges(this.#engine).changed();
     }
     return rows.length;
   }

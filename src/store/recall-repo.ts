@@ -1,4 +1,6 @@
 import type { Engine } from './engine.js';
+import { indexChanges } from './index-changes.js';
+import { stem, tokenize } from '../core/index-terms.js';
 import type { IndexLayer } from '../core/model/recall.js';
 import {
   knowledgeText,
@@ -134,17 +136,21 @@ export class RecallRepo {
    * best BM25 first, at most `limit`.
    */
   match(match: string, filter: DocFilter, limit: number): MatchedDoc[] {
-    // FTS5 ranks its matches itself (BM25, `ORDER BY rank`) and hands them over best first; the
-    // CROSS JOIN keeps that order, so only rows up to the limit are looked up and filtered, and
-    // no sort of the joined rows is needed.
+    // The matches are scored and sorted before the join (a co-routine handing them over best
+    // first; the CROSS JOIN keeps that order), so only rows up to the limit are looked up and
+    // filtered. They are sorted by `bm25(search_fts)` in SQLite's own sorter rather than by
+    // FTS5's `ORDER BY rank`: the same scores (rank is bm25 by default), but FTS5's rank sort
+    // runs a nested query of its own over every match, ~20 % dearer (docs/benchmarks.md,
+    // "Fourth round").
     const where = filterSql(filter);
     const rows = this.#engine
       .statement(
-        `SELECT ${DOC_COLUMNS}, -f.rank AS bm25
-         FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH :match ORDER BY rank LIMIT -1) f
+        `SELECT ${DOC_COLUMNS}, -f.score AS bm25
+         FROM (SELECT rowid, bm25(search_fts) AS score FROM search_fts WHERE search_fts MATCH :match
+               ORDER BY score LIMIT -1) f
          CROSS JOIN search_docs d ON d.rowid = f.rowid
          WHERE ${where.sql}
-         ORDER BY f.rank LIMIT :limit`,
+         ORDER BY f.score LIMIT :limit`,
       )
       .raw()
       .all({ ...where.params, match, limit }) as RawDocArray[];
@@ -200,39 +206,66 @@ export class RecallRepo {
   }
 
   /**
-   * Term statistics (document count and per-term document frequencies) for ranking, cached
-   * across queries until the file changes: a commit by this connection (`total_changes()`) or
-   * by another one (`PRAGMA data_version`) starts a fresh cache. Each frequency is read from
-   * `search_vocab` once per cache. `stems` are the terms the caller will ask about: an engine
+   * Term statistics (document count and per-term document frequencies) for ranking. Each
+   * frequency is read from `search_vocab` once and remembered across queries while it holds:
+   * a commit by another connection (`PRAGMA data_version`) forgets all of them; this
+   * connection's own writes forget only the words of the texts they indexed (reported by the
+   * index's writers to `src/store/index-changes.ts`), or all when a change's words are unknown or the
+   * FTS5 index changed without a report. Inside a write transaction (whose changes may still
+   * roll back) nothing is remembered. `stems` are the terms the caller will ask about: an engine
    * whose reads are asynchronous reads them in one batch; this one reads each lazily (so
    * `frequency` answers for any term).
    */
   termStatistics(_stems: readonly string[]): TermStatistics {
-    const generation = this.#engine
-      .statement("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()")
-      .pluck()
-      .get() as string;
-    if (this.#statistics?.generation !== generation) {
-      const frequencies = new Map<string, number>();
-      const documents = this.approximateDocCount();
-      this.#statistics = {
-        generation,
-        documents,
-        frequency: (term) => {
-          let count = frequencies.get(term);
-          if (count === undefined) {
-            if (frequencies.size >= TERM_CACHE_SIZE) frequencies.clear();
-            count = this.documentFrequency(term);
-            frequencies.set(term, count);
-          }
-          return count;
-        },
-      };
+    const documents = this.approximateDocCount();
+    if (this.#engine.writing) {
+      const uncached = new Map<string, number>();
+      return { documents, frequency: (term) => this.#frequencyIn(uncached, term) };
     }
-    return this.#statistics;
+    const cache = this.#frequencies;
+    const version = this.#engine.dataVersion();
+    const structure = this.#structure();
+    const changes = indexChanges(this.#engine);
+    const noted = changes.take();
+    if (version !== cache.version) {
+      cache.terms.clear();
+    } else if (
+      noted.unknown ||
+      (changes.reports === cache.reports && !sameBytes(structure, cache.structure))
+    ) {
+      cache.terms.clear();
+    } else if (noted.texts.length > 0) {
+      for (const text of noted.texts) for (const token of tokenize(text)) cache.terms.delete(stem(token));
+    }
+    cache.version = version;
+    cache.structure = structure;
+    cache.reports = changes.reports;
+    return { documents, frequency: (term) => this.#frequencyIn(cache.terms, term) };
   }
 
-  #statistics: (TermStatistics & { readonly generation: string }) | undefined;
+  #frequencyIn(terms: Map<string, number>, term: string): number {
+    let count = terms.get(term);
+    if (count === undefined) {
+      if (terms.size >= TERM_CACHE_SIZE) terms.clear();
+      count = this.documentFrequency(term);
+      terms.set(term, count);
+    }
+    return count;
+  }
+
+  /** The FTS5 index's structure record: it changes whenever the index does (a flushed write, a merge). */
+  #structure(): Uint8Array | undefined {
+    return this.#engine.statement('SELECT block FROM search_fts_data WHERE id = 10').pluck().get() as
+      | Uint8Array
+      | undefined;
+  }
+
+  readonly #frequencies: {
+    version: number | undefined;
+    structure: Uint8Array | undefined;
+    reports: number;
+    readonly terms: Map<string, number>;
+  } = { version: undefined, structure: undefined, reports: 0, terms: new Map() };
 
   /** An upper estimate of the number of index rows, in constant time (the largest rowid). */
   approximateDocCount(): number {
@@ -451,4 +484,9 @@ export class RecallRepo {
       .get(doc.agentId ?? Number(doc.ref)) as ProfileTextRow | undefined;
     return row ? profileText(doc, row) : undefined;
   }
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return Buffer.compare(a, b) === 0;
 }

@@ -12,6 +12,7 @@ import {
 } from './reindex-rows.js';
 
 import type { VerbatimArchive, VerbatimTopic, VerbatimNode, VerbatimKnowledge } from './reindex-rows.js';
+import { indexChanges } from './index-changes.js';
 
 export type { VerbatimArchive, VerbatimTopic, VerbatimNode, VerbatimKnowledge };
 
@@ -42,6 +43,7 @@ export class ReindexRepo {
   /** Deletes every index row (FTS5 and `search_docs`); vectors are the vector repository's. */
   clear(): void {
     this.#engine.statement("INSERT INTO search_fts (search_fts) VALUES ('delete-all')").run();
+    indexChanges(this.#engine).changed();
     this.#engine.statement('DELETE FROM search_docs').run();
   }
 

@@ -23,6 +23,7 @@ import {
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { noOpenTurn, readOpenTurn } from './open-turn.js';
+import { indexChanges } from './index-changes.js';
 
 /** What `search` asks for; validated by the caller. */
 export interface OpenTurnRequest {
@@ -532,6 +533,7 @@ export class ScenesRepo {
     const docs = `SELECT rowid FROM search_docs WHERE agent_id = ? AND layer IN ('archive', 'topic')
                     AND topic_id IN (SELECT value FROM json_each(?))`;
     this.#engine.statement(`DELETE FROM search_fts WHERE rowid IN (${docs})`).run(agentId, ids);
+    indexChanges(this.#engine).changed();
     const indexRows = this.#engine
       .statement(`DELETE FROM search_docs WHERE rowid IN (${docs})`)
       .run(agentId, ids).changes;
