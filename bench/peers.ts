@@ -167,14 +167,17 @@ async function alternate(
     }
   }
   const perCall = (i: number): number =>
-    calls.length === 0 ? Number.NaN : ((lanes[i]?.peer.cpuMs() ?? Number.NaN) - (cpuBefore[i] ?? 0)) / calls.length;
+    calls.length === 0
+      ? Number.NaN
+      : ((lanes[i]?.peer.cpuMs() ?? Number.NaN) - (cpuBefore[i] ?? 0)) / calls.length;
   timed.cpu = { baseline: perCall(0), subject: perCall(1), floor: floor ? perCall(2) : Number.NaN };
   return timed;
 }
 
 /** Server CPU time per call (mean over the phase), hedgehop against the reference server. */
 function cpuRows(size: number, create: Timed, search: Timed): BenchRow[] {
-  const note = 'server process CPU (user + system, /proc/<pid>/stat) over the phase / calls; baseline: the reference server';
+  const note =
+    'server process CPU (user + system, /proc/<pid>/stat) over the phase / calls; baseline: the reference server';
   return [
     ['create_entities (10)', create],
     ['search_nodes (one word)', search],
