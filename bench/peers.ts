@@ -13,7 +13,7 @@
  * Ratios are hedgehop / peer: below 1 hedgehop is faster, above 1 the peer is.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ import { median, tempDir, type BenchModule, type BenchOptions, type BenchRow } f
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const MEM0_PROBE = fileURLToPath(new URL('./children/mem0-probe.js', import.meta.url));
+const NOOP_SERVER = fileURLToPath(new URL('./children/noop-mcp-server.js', import.meta.url));
 
 /** The reference server's entry point (its `bin`), from node_modules. */
 export function referenceServerPath(): string {
@@ -40,7 +41,25 @@ export function referenceServerPath(): string {
 export interface McpPeer {
   readonly name: string;
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
+  /** CPU time (user + system) the server process has used so far, in ms; NaN where unknown. */
+  cpuMs(): number;
   close(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** CPU time of a process from /proc/<pid>/stat (Linux), in ms; NaN elsewhere. */
+function processCpuMs(pid: number | null): number {
+  if (pid === null) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Starts `node <args>` as an MCP server on stdio and connects a client to it. */
@@ -64,6 +83,7 @@ export async function startMcpPeer(
       if (result.isError === true) throw new Error(`${name} ${tool}: ${JSON.stringify(result.content)}`);
       return result;
     },
+    cpuMs: () => processCpuMs(transport.pid),
     close: () => client.close(),
   };
 }
@@ -111,6 +131,10 @@ class Workload {
 interface Timed {
   subject: number[];
   baseline: number[];
+  /** The no-op tool's round trips, when a floor server took part. */
+  floor: number[];
+  /** Server CPU time per call (mean over the phase, ms): hedgehop, the reference, the floor. */
+  cpu: { subject: number; baseline: number; floor: number };
 }
 
 async function timeCall(peer: McpPeer, tool: string, args: Record<string, unknown>): Promise<number> {
@@ -119,23 +143,57 @@ async function timeCall(peer: McpPeer, tool: string, args: Record<string, unknow
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-/** Calls each server with the same arguments, alternately; subject = hedgehop. */
+/**
+ * Calls each server with the same arguments (the floor server, when given, calls its no-op
+ * tool instead), the order rotating from call to call; subject = hedgehop.
+ */
 async function alternate(
   ours: McpPeer,
   reference: McpPeer,
   calls: readonly [string, Record<string, unknown>][],
+  floor?: McpPeer,
 ): Promise<Timed> {
-  const timed: Timed = { subject: [], baseline: [] };
+  const timed: Timed = { subject: [], baseline: [], floor: [], cpu: { subject: 0, baseline: 0, floor: 0 } };
+  const lanes: { peer: McpPeer; out: number[]; noop: boolean }[] = [
+    { peer: reference, out: timed.baseline, noop: false },
+    { peer: ours, out: timed.subject, noop: false },
+  ];
+  if (floor) lanes.push({ peer: floor, out: timed.floor, noop: true });
+  const cpuBefore = lanes.map((lane) => lane.peer.cpuMs());
   for (const [index, [tool, args]] of calls.entries()) {
-    if (index % 2 === 0) {
-      timed.baseline.push(await timeCall(reference, tool, args));
-      timed.subject.push(await timeCall(ours, tool, args));
-    } else {
-      timed.subject.push(await timeCall(ours, tool, args));
-      timed.baseline.push(await timeCall(reference, tool, args));
+    for (let k = 0; k < lanes.length; k++) {
+      const lane = lanes[(index + k) % lanes.length] as (typeof lanes)[number];
+      lane.out.push(await timeCall(lane.peer, lane.noop ? 'noop' : tool, lane.noop ? {} : args));
     }
   }
+  const perCall = (i: number): number =>
+    calls.length === 0
+      ? Number.NaN
+      : ((lanes[i]?.peer.cpuMs() ?? Number.NaN) - (cpuBefore[i] ?? 0)) / calls.length;
+  timed.cpu = { baseline: perCall(0), subject: perCall(1), floor: floor ? perCall(2) : Number.NaN };
   return timed;
+}
+
+/** Server CPU time per call (mean over the phase), hedgehop against the reference server. */
+function cpuRows(size: number, create: Timed, search: Timed): BenchRow[] {
+  const note =
+    'server process CPU (user + system, /proc/<pid>/stat) over the phase / calls; baseline: the reference server';
+  return [
+    ['create_entities (10)', create],
+    ['search_nodes (one word)', search],
+  ].map(([name, timed]) => {
+    const { cpu } = timed as Timed;
+    return {
+      bench: 'peers',
+      case: `MCP ${name as string} server CPU per call @${size} entities`,
+      metric: 'mean',
+      value: cpu.subject,
+      unit: 'ms',
+      baseline: cpu.baseline,
+      ratio: cpu.subject / cpu.baseline,
+      note: name === 'search_nodes (one word)' ? `${note}; no-op floor ${cpu.floor.toFixed(2)} ms` : note,
+    };
+  });
 }
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
@@ -150,6 +208,7 @@ async function mcpPeers(
     MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
   });
   const ours = await startMcpPeer('hedgehop', [CLI, 'mcp', '--file', join(dir, 'memory.db')]);
+  const floor = await startMcpPeer('no-op floor', [NOOP_SERVER]);
   const workload = new Workload();
   const rows: BenchRow[] = [];
   const chart = {
@@ -167,7 +226,7 @@ async function mcpPeers(
     for (const size of sizes) {
       options.log(`peers: MCP servers, building ${size.toLocaleString('en')} entities`);
       const building: [string, Record<string, unknown>][] = [];
-      const build: Timed = { subject: [], baseline: [] };
+      const build = { subject: [] as number[], baseline: [] as number[] };
       while (held < size) {
         building.push(['create_entities', { entities: workload.entities(10) }]);
         building.push(['create_relations', { relations: workload.relations(10) }]);
@@ -212,12 +271,24 @@ async function mcpPeers(
           { length: samples },
           () => ['search_nodes', { query: workload.query() }] as [string, Record<string, unknown>],
         ),
+        floor,
       );
       const note = 'baseline: the MCP reference memory server, same calls over stdio';
       rows.push(
         ...ratioRows('peers', `MCP create_entities (10) @${size} entities`, create, note),
         ...ratioRows('peers', `MCP create_relations (10) @${size} entities`, relate, note),
         ...ratioRows('peers', `MCP search_nodes (one word) @${size} entities`, search, note),
+        ...cpuRows(size, create, search),
+        {
+          bench: 'peers',
+          case: `MCP search_nodes of the reference server vs a no-op tool @${size} entities`,
+          metric: 'median',
+          value: median(search.baseline),
+          unit: 'ms',
+          baseline: median(search.floor),
+          ratio: median(search.baseline) / median(search.floor),
+          note: 'baseline: the SDK round trip floor (bench/children/noop-mcp-server.ts, same transport, calls rotated with the two servers); ratio = reference / floor',
+        },
       );
       chart.oursCreate.points.push([size, median(create.subject)]);
       chart.refCreate.points.push([size, median(create.baseline)]);
@@ -227,6 +298,7 @@ async function mcpPeers(
   } finally {
     await ours.close();
     await reference.close();
+    await floor.close();
   }
   return { rows, series: Object.values(chart) };
 }

@@ -216,6 +216,22 @@ export class KnowledgeRepo {
   }
 
   /**
+   * The titles of the nodes with these ids (those that exist), by id: what naming an edge's
+   * members needs, without reading and parsing whole nodes.
+   */
+  nodeTitles(ids: readonly string[]): Map<string, string> {
+    const titles = new Map<string, string>();
+    const statement = this.#engine
+      .statement('SELECT n.id, n.title FROM json_each(?) j CROSS JOIN kg_nodes n ON n.id = j.value')
+      .raw();
+    for (const part of chunked(ids, ID_BATCH)) {
+      for (const [id, title] of statement.all(JSON.stringify(part)) as [string, string][])
+        titles.set(id, title);
+    }
+    return titles;
+  }
+
+  /**
    * Nodes matching `filter`, in insertion order, for which `accept` holds; stops after `limit`.
    * The SQL is built from fixed fragments only (values are bound).
    */

@@ -251,6 +251,11 @@ export class KnowledgeGraphs {
     return touching.sort((a, b) => a.seq - b.seq).map((entry) => entry.edge);
   }
 
+  /** The titles of the nodes with these ids (those that exist), by id. */
+  titlesOf(nodeIds: readonly string[]): Promise<Map<string, string>> {
+    return this.#read('knowledge titles', (repo) => repo.nodeTitles(nodeIds));
+  }
+
   // ---- queries --------------------------------------------------------------------------------
 
   /** Nodes meeting every given condition, in insertion order. */

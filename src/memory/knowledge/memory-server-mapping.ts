@@ -369,7 +369,11 @@ async function withRelations(
   const chosen = new Set(nodes.map((node) => node.title));
   const edges = await graphs.edgesTouching(nodes.map((node) => node.id));
   const memberIds = unionInOrder(edges.flatMap((edge) => edge.members));
-  const titleOf = titleLookup(await graphs.queryNodes({ ids: memberIds }));
+  // Members outside `nodes` are named by title alone (no whole node read for them).
+  const titles = new Map(nodes.map((node) => [node.id, node.title]));
+  const others = await graphs.titlesOf(memberIds.filter((id) => !titles.has(id)));
+  for (const [id, title] of others) titles.set(id, title);
+  const titleOf = (id: string): string | undefined => titles.get(id);
   const relations = edges
     .flatMap((edge) => relationsOf(edge, titleOf))
     .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));

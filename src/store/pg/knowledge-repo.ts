@@ -132,6 +132,16 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
     return new Set(rows.map((row) => row.title));
   }
 
+  /** The titles of the nodes with these ids (those that exist), by id. */
+  async nodeTitles(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.#db.query<{ id: string; title: string }>(
+      'SELECT id, title FROM kg_nodes WHERE id = ANY($1::text[])',
+      [[...ids]],
+    );
+    return new Map(rows.map((row) => [row.id, row.title]));
+  }
+
   async nodesByIds(ids: readonly string[]): Promise<KnowledgeNode[]> {
     if (ids.length === 0) return [];
     const { rows } = await this.#db.query<RawNode>(
