@@ -37,6 +37,7 @@ export const BENCH_MODULES: readonly {
   { name: 'locomo', file: './locomo.js', exportName: 'runLocomo' },
   { name: 'quality-recall', file: './quality-recall.js', exportName: 'runQualityRecall' },
   { name: 'scaling', file: './scaling.js', exportName: 'runScaling' },
+  { name: 'serve', file: './serve.js', exportName: 'runServe' },
   { name: 'peers', file: './peers.js', exportName: 'runPeers' },
   { name: 'quality', file: './quality.js', exportName: 'runQuality' },
 ];

@@ -10,7 +10,8 @@ import { BearerToken } from './bearer-token.js';
 import { utf8Body } from './utf8-body.js';
 import { describeError, errorBody } from './error-response.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { honoPath, type Route } from './route.js';
+import type { ReadRunner } from './read-pool.js';
+import { honoPath, routeKey, type Route } from './route.js';
 import { apiRoutes } from './routes/index.js';
 import { serverRoutes } from './routes/server-routes.js';
 import { watchRoute } from './watch.js';
@@ -43,6 +44,13 @@ const optionsSchema = z.strictObject({
   webRoot: z.union([z.string().min(1), z.literal(false)]).optional(),
   allowedHosts: z.array(z.string().min(1)).optional(),
   onInternalError: z.custom<(error: unknown) => void>((value) => typeof value === 'function').optional(),
+  reads: z
+    .custom<ReadRunner>(
+      (value) =>
+        typeof value === 'object' && value !== null && typeof (value as ReadRunner).run === 'function',
+      'must be a ReadRunner (run(route, input))',
+    )
+    .optional(),
 });
 
 /** Options of {@link createHttpApp}. */
@@ -68,6 +76,11 @@ export interface HttpAppOptions {
   readonly allowedHosts?: readonly string[];
   /** Called with unexpected (non-hedgehop) errors, which clients see only as 500 `INTERNAL`. */
   readonly onInternalError?: (error: unknown) => void;
+  /**
+   * Where the read routes run instead of this thread (`startServer`'s `readWorkers` gives a
+   * pool of worker threads); writes and the few inline reads always run here.
+   */
+  readonly reads?: ReadRunner;
 }
 
 /** Host names a token-less server answers to by default. */
@@ -114,7 +127,15 @@ async function readBody(c: Context, route: Route): Promise<unknown> {
   return parseInput(route.body, value, 'body');
 }
 
-function mountRoute(app: Hono, route: Route, db: MemoryDB, readOnly: boolean): void {
+function mountRoute(
+  app: Hono,
+  route: Route,
+  db: MemoryDB,
+  readOnly: boolean,
+  reads: ReadRunner | undefined,
+): void {
+  const key = routeKey(route);
+  const offloaded = reads !== undefined && !route.write && !route.inline;
   app.on(route.method.toUpperCase(), honoPath(route.path), async (c) => {
     if (route.write && readOnly) {
       throw new HedgehopError(
@@ -125,7 +146,9 @@ function mountRoute(app: Hono, route: Route, db: MemoryDB, readOnly: boolean): v
     const params = route.params ? parseInput(route.params, c.req.param(), 'params') : undefined;
     const query = route.query ? parseInput(route.query, c.req.query(), 'query') : undefined;
     const body = await readBody(c, route);
-    const result = await route.handler({ params, query, body, db });
+    const result = offloaded
+      ? await reads.run(key, { params, query, body })
+      : await route.handler({ params, query, body, db });
     const checked = route.response.safeParse(result);
     if (!checked.success) {
       throw new Error(
@@ -225,7 +248,7 @@ export function createHttpApp(db: MemoryDB, options: HttpAppOptions = {}): Hono 
   });
   for (const path of ['/api/*', '/mcp', '/openapi.json']) app.use(path, auth, limit, utf8Body);
 
-  for (const route of routes) mountRoute(app, route, db, resolved.readOnly);
+  for (const route of routes) mountRoute(app, route, db, resolved.readOnly, resolved.reads);
   if (resolved.watch !== false) {
     const intervalMs = resolved.watch === true ? 500 : resolved.watch.intervalMs;
     app.get('/api/events', watchRoute(db, intervalMs));

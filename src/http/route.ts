@@ -46,6 +46,11 @@ interface RouteSpec<
   readonly tag: string;
   /** True when the route changes the file; refused with 403 `READ_ONLY` in read-only mode. */
   readonly write: boolean;
+  /**
+   * A read answered on the main thread even when the server has read workers: it is cheap, or
+   * its answer belongs to the server's own connection (the data version).
+   */
+  readonly inline?: boolean;
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
@@ -60,6 +65,7 @@ export interface Route {
   readonly summary: string;
   readonly tag: string;
   readonly write: boolean;
+  readonly inline: boolean;
   readonly params: z.ZodType | undefined;
   readonly query: z.ZodType | undefined;
   readonly body: z.ZodType | undefined;
@@ -91,6 +97,7 @@ export function defineRoute<
     summary: spec.summary,
     tag: spec.tag,
     write: spec.write,
+    inline: spec.inline ?? false,
     params: spec.params,
     query: spec.query,
     body: spec.body,
@@ -102,4 +109,9 @@ export function defineRoute<
 /** `/api/agents/{agent}` → `/api/agents/:agent` (Hono's syntax). */
 export function honoPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/** A route's key across threads: `'get /api/stats'`. */
+export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
 }

@@ -7,6 +7,7 @@ import type { MemoryDB } from '../api/memory-db.js';
 import { HedgehopError, invalidInput } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import { createHttpApp, LOOPBACK_NAMES, type HttpAppOptions } from './create-http-app.js';
+import { ReadPool } from './read-pool.js';
 
 /** Default port of `hedgehop serve`. */
 export const DEFAULT_PORT = 4747;
@@ -17,6 +18,18 @@ export interface ServerOptions extends HttpAppOptions {
   readonly host?: string;
   /** Port (default 4747; 0 picks a free one). */
   readonly port?: number;
+  /**
+   * Run the read routes (recall, navigate, search, history…) on this many worker threads, each
+   * with its own read-only handle on the file, so a long read keeps no other request waiting
+   * (default: none, every request on the event loop). The workers open `file` (default: the
+   * memory's path; give the URL for PostgreSQL, whose `db.path` hides the password) with the
+   * default options: use them only with a memory opened without an embedder, model or clock.
+   */
+  readonly readPool?: {
+    readonly workers: number;
+    readonly file?: string;
+    readonly busyTimeoutMs?: number;
+  };
 }
 
 /** A listening server. */
@@ -33,6 +46,13 @@ export interface RunningServer {
 const listenSchema = z.object({
   host: z.string().min(1).max(253).default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+  readPool: z
+    .strictObject({
+      workers: z.number().int().min(0).max(64),
+      file: z.string().min(1).optional(),
+      busyTimeoutMs: z.number().int().min(0).max(600_000).default(5000),
+    })
+    .optional(),
 });
 
 /** True for addresses only this machine can reach. */
@@ -74,8 +94,12 @@ function listen(app: Hono, host: string, port: number): Promise<Server> {
  * ```
  */
 export async function startServer(db: MemoryDB, options: ServerOptions = {}): Promise<RunningServer> {
-  const { host: rawHost, port: rawPort, ...appOptions } = options;
-  const { host, port } = parseInput(listenSchema, { host: rawHost, port: rawPort }, 'options');
+  const { host: rawHost, port: rawPort, readPool: rawPool, ...appOptions } = options;
+  const { host, port, readPool } = parseInput(
+    listenSchema,
+    { host: rawHost, port: rawPort, readPool: rawPool },
+    'options',
+  );
   const loopback = isLoopbackHost(host);
   if (!loopback && appOptions.token === undefined) {
     throw invalidInput(
@@ -83,19 +107,39 @@ export async function startServer(db: MemoryDB, options: ServerOptions = {}): Pr
       `binding ${host} exposes the memory beyond this machine; pass a token (--token) or bind 127.0.0.1`,
     );
   }
+  if (readPool !== undefined && readPool.workers > 0 && appOptions.reads !== undefined) {
+    throw invalidInput('readPool', 'give either readPool or reads, not both');
+  }
   const allowedHosts = appOptions.allowedHosts ?? [...LOOPBACK_NAMES, urlHost(host)];
-  const app = createHttpApp(db, { ...appOptions, allowedHosts });
-  const server = await listen(app, host, port);
-  const address = server.address() as AddressInfo;
-  return {
-    app,
-    host,
-    port: address.port,
-    url: `http://${urlHost(host)}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  // Checked before any worker starts, so bad options start nothing.
+  createHttpApp(db, { ...appOptions, allowedHosts });
+  const pool =
+    readPool !== undefined && readPool.workers > 0
+      ? await ReadPool.start({
+          workers: readPool.workers,
+          file: readPool.file ?? db.path,
+          busyTimeoutMs: readPool.busyTimeoutMs,
+        })
+      : undefined;
+  try {
+    const app = createHttpApp(db, { ...appOptions, allowedHosts, ...(pool ? { reads: pool } : {}) });
+    const server = await listen(app, host, port);
+    const address = server.address() as AddressInfo;
+    return {
+      app,
+      host,
+      port: address.port,
+      url: `http://${urlHost(host)}:${address.port}`,
+      close: async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await pool?.close();
+      },
+    };
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
 }

@@ -136,7 +136,12 @@ const MAX_QUERY_CANDIDATES = 1024;
 const QUERY_SCAN_CHARS = 12_000;
 const QUERY_WINDOWS = 12;
 
-/** The parts of a query that are read for words: all of it, or evenly spaced windows of a long one. */
+/**
+ * The parts of a query that are read for words: all of it, or evenly spaced windows of a long
+ * one. Anything that reads a query's words beside {@link queryTerms} (navigation's word pairs)
+ * reads these ({@link scannedTokens}), so a 100,000-character query costs what a
+ * 12,000-character one does.
+ */
 function scannedText(text: string): string {
   if (text.length <= QUERY_SCAN_CHARS) return text;
   const width = Math.floor(QUERY_SCAN_CHARS / QUERY_WINDOWS);
@@ -184,8 +189,21 @@ export function mostInformativeTerms(
   return mostInformative(candidates, frequency, MAX_QUERY_TERMS);
 }
 
+/** The last query read by {@link scannedTokens}, and its tokens. */
+let lastScanned: { readonly text: string; readonly tokens: readonly string[] } | undefined;
+
+/**
+ * The tokens of {@link scannedText}: the words of a query as read for its terms. The last
+ * query's are kept, since one navigation or recall reads the same query's words twice (its
+ * terms, then its word pairs) and segmenting CJK text is the dearest step of a long query.
+ */
+export function scannedTokens(text: string): readonly string[] {
+  if (lastScanned?.text !== text) lastScanned = { text, tokens: tokenize(scannedText(text)) };
+  return lastScanned.tokens;
+}
+
 function distinctTerms(text: string, most: number): QueryTerm[] {
-  const tokens = tokenize(scannedText(text));
+  const tokens = scannedTokens(text);
   const kept = tokens.filter(
     (token) => !isStopWord(token) && (token.length > 1 || /\p{N}|\p{Lo}/u.test(token)),
   );

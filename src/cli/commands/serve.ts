@@ -14,7 +14,14 @@ interface ServeOptions {
   readonly cors?: string[];
   readonly bodyLimit?: string;
   readonly mcp: boolean;
+  readonly readWorkers: string;
 }
+
+/**
+ * Read workers of `hedgehop serve` by default: two, so one long read leaves a thread for the
+ * next (each holds its own read connection; SQLite's WAL lets them read beside the writer).
+ */
+const DEFAULT_READ_WORKERS = 2;
 
 /** Resolves when the process is asked to stop (Ctrl-C or a service manager's TERM). */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -46,11 +53,17 @@ export function registerServe(
     .option('--cors <origins...>', 'browser origins allowed to call the API (CORS is off otherwise)')
     .option('--body-limit <bytes>', 'largest request body accepted (default 1048576)')
     .option('--no-mcp', 'do not mount MCP at /mcp')
+    .option(
+      '--read-workers <n>',
+      'worker threads answering reads, so a long recall keeps no other request waiting (0: all on the event loop)',
+      String(DEFAULT_READ_WORKERS),
+    )
     .action((options: ServeOptions, command: Command) =>
       run(async () => {
         const ctx = CommandContext.from(io, command);
         const port = wholeNumber('port', options.port);
         const bodyLimitBytes = wholeNumber('body-limit', options.bodyLimit);
+        const readWorkers = wholeNumber('read-workers', options.readWorkers) ?? DEFAULT_READ_WORKERS;
         const token = options.token ?? io.env.HEDGEHOP_TOKEN;
         const readOnly = options.readOnly === true;
         const db = await ctx.open({ mode: 'shared', readOnly });
@@ -76,6 +89,11 @@ export function registerServe(
             readOnly,
             watch: options.watch === true,
             onInternalError,
+            readPool: {
+              workers: readWorkers,
+              file: ctx.file,
+              ...(ctx.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: ctx.busyTimeoutMs }),
+            },
           });
           const notes = [readOnly ? 'read-only' : '', options.watch ? 'watching' : '', token ? 'token' : '']
             .filter(Boolean)

@@ -74,6 +74,7 @@ export function fileRoutes(): Route[] {
       summary: 'A number that changes whenever another process commits to the file',
       tag: 'file',
       write: false,
+      inline: true,
       response: dataVersionSchema,
       handler: async ({ db }) => ({ dataVersion: await db.dataVersion() }),
     }),

@@ -25,6 +25,7 @@ export function serverRoutes(info: ServerInfo): Route[] {
       summary: 'How this server runs: read-only, watching, MCP mounted',
       tag: 'file',
       write: false,
+      inline: true,
       response: serverInfoSchema,
       handler: async () => info,
     }),

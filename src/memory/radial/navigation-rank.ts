@@ -15,6 +15,7 @@ import {
   matchExpression,
   mostInformativeTerms,
   queryCandidates,
+  scannedTokens,
   stem,
   tokenize,
 } from '../../recall/query.js';
@@ -254,7 +255,8 @@ export function queryWords(terms: readonly WeightedTerm[], query: string): Query
   });
   const pairs = new Set<string>();
   let previous: string | undefined;
-  for (const token of tokenize(query)) {
+  // Pairs come from the parts of the query its terms were read from (bounded, see scannedText).
+  for (const token of scannedTokens(query)) {
     if (isStopWord(token)) continue;
     const stemmed = stem(token);
     if (previous !== undefined) pairs.add(`${previous} ${stemmed}`);
