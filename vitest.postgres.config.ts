@@ -24,6 +24,7 @@ export default defineConfig({
     include: [
       'src/store/pg/**/*.test.ts',
       'test/postgres/faults*.test.ts',
+      'test/postgres/write-functions.test.ts',
       ...matrixSuites('test'),
       ...matrixSuites('src'),
     ],

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { conversationSchema } from '../../src/store/pg/schema/conversation.js';
 import { dreamSchema } from '../../src/store/pg/schema/dream.js';
 import { engramSchema } from '../../src/store/pg/schema/engram.js';
+import { writeFunctionsSchema } from '../../src/store/pg/schema/write-functions.js';
 import type { PgQuery } from '../../src/store/pg/pg-query.js';
 import type { IndexDoc } from '../../src/store/index-repo.js';
 import type { IndexLayer } from '../../src/core/model/recall.js';
@@ -171,7 +172,13 @@ export class PgTestDb {
     const db = new PgTestDb(pool, schema);
     await pool.query(`CREATE SCHEMA ${schema}`);
     await db.tx(async (q) => {
-      for (const ddl of [...OTHER_PARTS, ...conversationSchema, ...engramSchema, ...dreamSchema])
+      for (const ddl of [
+        ...OTHER_PARTS,
+        ...conversationSchema,
+        ...engramSchema,
+        ...dreamSchema,
+        ...writeFunctionsSchema,
+      ])
         await q.query(ddl);
     });
     return db;

@@ -7,6 +7,7 @@ import type { PgQuery } from '../../src/store/pg/pg-query.js';
 import { indexSchema } from '../../src/store/pg/schema/index.js';
 import { knowledgeSchema } from '../../src/store/pg/schema/knowledge.js';
 import { radialSchema } from '../../src/store/pg/schema/radial.js';
+import { writeFunctionsSchema } from '../../src/store/pg/schema/write-functions.js';
 
 /**
  * A PostgreSQL server for the repository tests: `HEDGEHOP_TEST_PG_URL` when set, else a
@@ -146,7 +147,13 @@ export async function openPgMemory(url: string): Promise<PgMemory> {
   await main.client.query(`CREATE SCHEMA ${schema}`);
   await main.client.query(`SET search_path TO ${schema}`);
   await main.tx(async (db) => {
-    for (const statement of [...OTHER_PARTS, ...indexSchema, ...radialSchema, ...knowledgeSchema]) {
+    for (const statement of [
+      ...OTHER_PARTS,
+      ...indexSchema,
+      ...radialSchema,
+      ...knowledgeSchema,
+      ...writeFunctionsSchema,
+    ]) {
       await db.query(statement);
     }
   });

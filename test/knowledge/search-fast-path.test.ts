@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/api/memory-db.js';
 import type { KnowledgeBatch } from '../../src/core/model/knowledge.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { tempFile } from '../helpers/temp.js';
 import { fresh } from './helpers.js';
 
@@ -162,7 +163,7 @@ describe('knowledge search: the top of a limited search', () => {
     raw.pragma('user_version = 5');
     raw.close();
     const db = await openMemory(path);
-    expect((await db.stats()).schemaVersion).toBe(6);
+    expect((await db.stats()).schemaVersion).toBe(SCHEMA_VERSION);
     expect((await db.check()).ok).toBe(true);
     const hits = await db.knowledge.search('walrus', { graphId, limit: 5 });
     expect(hits.map((hit) => hit.node.title)).toEqual(['Old node']);

@@ -5,6 +5,7 @@ import { v3Conversation } from './003-conversation.js';
 import { v4Knowledge } from './004-knowledge.js';
 import { v5Index } from './005-index.js';
 import { v6KnowledgeSearch } from './006-knowledge-search.js';
+import { v7PgWriteFunctions } from './007-pg-write-functions.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v4Knowledge,
   v5Index,
   v6KnowledgeSearch,
+  v7PgWriteFunctions,
 ];
 
 /** The schema version this build writes. */

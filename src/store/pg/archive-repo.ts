@@ -5,15 +5,135 @@ import { archiveIndexText } from '../../core/index-text.js';
 import { toArchive, type RawArchive, type RawTopic } from '../conversation-rows.js';
 import type { IndexRepository, Repository } from '../seam.js';
 import type { ArchiveRepo } from '../archive-repo.js';
-import { requireOpenTurn } from './open-turn.js';
+import { noOpenTurn } from '../open-turn.js';
+import { indexText } from './fts.js';
+import { PgIndexRepo } from './index-repo.js';
 import type { PgQuery } from './pg-query.js';
-import { all, lockAgent, scalar } from './rows.js';
+import { all, lockAgent } from './rows.js';
 
 const ARCHIVE_COLUMNS = `a.id, a.topic_id, t.scene_id, a.seq, a.kind, a.role, a.speaker, a.content_type,
   a.event_type, a.plan_step, a.content, a.created_at`;
 
 /** How many rows a `contains` read takes per round trip while it walks newest first. */
 const CONTAINS_PAGE = 500;
+
+/** One row of `hh_archive_write` (src/store/pg/schema/write-functions.ts). */
+interface WrittenRow {
+  readonly o_status: 'ok' | 'no-turn' | 'bad-step';
+  readonly o_index: number | null;
+  readonly o_id: unknown;
+  readonly o_topic: string | null;
+  readonly o_seq: number | null;
+  readonly o_agent: unknown;
+  readonly o_scene: string | null;
+}
+
+function toSlot(row: WrittenRow): ArchiveSlot {
+  return { id: String(row.o_id), topicId: row.o_topic ?? '', seq: row.o_seq ?? 0 };
+}
+
+/**
+ * Writes `records` into the turn `topicId` (or, when undefined, the agent's open turn, under
+ * the agent's lock, plan steps checked) in one statement: the rows, their slots and their
+ * recall-index rows, the index texts and lexemes computed here as the SQLite engine computes them.
+ */
+async function writeRecords(
+  db: PgQuery,
+  agentId: number,
+  topicId: string | undefined,
+  records: readonly ArchiveWrite[],
+  index: IndexRepository,
+): Promise<WrittenRow[]> {
+  const inline = index instanceof PgIndexRepo;
+  const texts: string[] = [];
+  const columns = {
+    seqs: [] as (number | null)[],
+    kinds: [] as string[],
+    roles: [] as (string | null)[],
+    speakers: [] as (string | null)[],
+    contentTypes: [] as string[],
+    eventTypes: [] as (string | null)[],
+    planSteps: [] as (number | null)[],
+    contents: [] as string[],
+    created: [] as number[],
+    bodies: [] as string[],
+    lengths: [] as number[],
+    heavy: [] as (string | null)[],
+  };
+  for (const record of records) {
+    const isEvent = record.kind === 'event';
+    const role = isEvent ? null : (record.role ?? 'user');
+    const speaker = isEvent ? null : (record.speaker ?? null);
+    const eventType = isEvent ? (record.eventType ?? '') : null;
+    const source = archiveIndexText({
+      kind: record.kind,
+      role: role ?? undefined,
+      speaker: speaker ?? undefined,
+      eventType: eventType ?? undefined,
+      content: record.content,
+    });
+    texts.push(source);
+    const text = inline ? indexText(source) : { vector: '', length: 0, heavy: null };
+    columns.seqs.push(record.seq ?? null);
+    columns.kinds.push(record.kind);
+    columns.roles.push(role);
+    columns.speakers.push(speaker);
+    columns.contentTypes.push(record.contentType);
+    columns.eventTypes.push(eventType);
+    columns.planSteps.push(record.planStep ?? null);
+    columns.contents.push(record.content);
+    columns.created.push(record.createdAt);
+    columns.bodies.push(text.vector);
+    columns.lengths.push(text.length);
+    columns.heavy.push(text.heavy);
+  }
+  const { rows } = await db.query<WrittenRow>(
+    `SELECT * FROM hh_archive_write($1, $2, $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
+       $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::text[], $13::integer[], $14::text[])`,
+    [
+      agentId,
+      topicId ?? null,
+      columns.seqs,
+      columns.kinds,
+      columns.roles,
+      columns.speakers,
+      columns.contentTypes,
+      columns.eventTypes,
+      columns.planSteps,
+      columns.contents,
+      columns.created,
+      inline ? columns.bodies : null,
+      inline ? columns.lengths : null,
+      inline ? columns.heavy : null,
+    ],
+  );
+  if (!inline) await indexThrough(index, rows, records, texts);
+  return rows;
+}
+
+/**
+ * The index rows of written records through an index repository other than the engine's own
+ * (the comparison tests' recording stand-in), one call per record as the SQLite engine makes them.
+ */
+async function indexThrough(
+  index: IndexRepository,
+  rows: readonly WrittenRow[],
+  records: readonly ArchiveWrite[],
+  texts: readonly string[],
+): Promise<void> {
+  for (const row of rows) {
+    if (row.o_status !== 'ok' || row.o_index === null) continue;
+    await index.upsert({
+      layer: 'archive',
+      ref: String(row.o_id),
+      agentId: Number(row.o_agent),
+      sceneId: row.o_scene,
+      topicId: row.o_topic,
+      createdAt: records[row.o_index]?.createdAt ?? 0,
+      text: texts[row.o_index] ?? '',
+    });
+  }
+}
 
 /**
  * Archive records in PostgreSQL: the same calls and results as {@link ArchiveRepo}. Slots are
@@ -29,102 +149,29 @@ export class PgArchiveRepo implements Repository<ArchiveRepo> {
     this.#index = index;
   }
 
-  /** See {@link ArchiveRepo.append}. */
+  /**
+   * See {@link ArchiveRepo.append}: one statement ({@link writeRecords} with no turn named),
+   * which takes the agent's lock, reads its open turn and checks the plan steps on the server.
+   */
   async append(agentId: number, records: readonly ArchiveWrite[], what: string): Promise<ArchiveSlot[]> {
-    await lockAgent(this.#db, agentId);
-    const turn = await requireOpenTurn(this.#db, agentId, what);
-    await this.#checkPlanSteps(turn.id, records, what);
-    return this.writeInto(turn, records);
+    const rows = await writeRecords(this.#db, agentId, undefined, records, this.#index);
+    const refusal = rows[0];
+    if (refusal?.o_status === 'no-turn') throw noOpenTurn(what);
+    if (refusal?.o_status === 'bad-step') {
+      const index = refusal.o_index ?? 0;
+      const field = records.length > 1 ? `${what}.${index}.planStep` : `${what}.planStep`;
+      throw new HedgehopError(
+        'INVALID_INPUT',
+        `${field}: step ${records[index]?.planStep} is not a step of the open turn's plan (planNodeAdd creates steps)`,
+        { field },
+      );
+    }
+    return rows.map(toSlot);
   }
 
-  /** See {@link ArchiveRepo.writeInto}; the caller holds the agent's lock. */
+  /** See {@link ArchiveRepo.writeInto}; the caller holds the agent's lock. One statement. */
   async writeInto(turn: RawTopic, records: readonly ArchiveWrite[]): Promise<ArchiveSlot[]> {
-    let highest = await this.#maxSeq(turn.id);
-    const slots: ArchiveSlot[] = [];
-    for (const record of records) {
-      const seq = record.seq ?? Math.max(highest, 2) + 1;
-      highest = Math.max(highest, seq);
-      slots.push(await this.#upsert(turn, record, seq));
-    }
-    return slots;
-  }
-
-  async #upsert(turn: RawTopic, record: ArchiveWrite, seq: number): Promise<ArchiveSlot> {
-    const isEvent = record.kind === 'event';
-    const row = {
-      role: isEvent ? null : (record.role ?? 'user'),
-      speaker: isEvent ? null : (record.speaker ?? null),
-      eventType: isEvent ? (record.eventType ?? '') : null,
-      planStep: isEvent ? (record.planStep ?? null) : null,
-    };
-    const fields = [
-      record.kind,
-      row.role,
-      row.speaker,
-      record.contentType,
-      row.eventType,
-      row.planStep,
-      record.content,
-      record.createdAt,
-    ];
-    // Replace first, insert only when the slot is free: an INSERT … ON CONFLICT would take an id
-    // from the sequence even when it updates, and ids would drift from SQLite's.
-    let id = await scalar<string>(
-      this.#db,
-      `UPDATE archive SET kind = $3, role = $4, speaker = $5, content_type = $6, event_type = $7,
-         plan_step = $8, content = $9, created_at = $10
-       WHERE topic_id = $1 AND seq = $2 RETURNING id`,
-      [turn.id, seq, ...fields],
-    );
-    id ??= await scalar<string>(
-      this.#db,
-      `INSERT INTO archive (topic_id, seq, kind, role, speaker, content_type, event_type, plan_step,
-         content, created_at, agent_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-      [turn.id, seq, ...fields, turn.agent_id],
-    );
-    await this.#index.upsert({
-      layer: 'archive',
-      ref: String(id),
-      agentId: turn.agent_id,
-      sceneId: turn.scene_id,
-      topicId: turn.id,
-      createdAt: record.createdAt,
-      text: archiveIndexText({
-        kind: record.kind,
-        role: row.role ?? undefined,
-        speaker: row.speaker ?? undefined,
-        eventType: row.eventType ?? undefined,
-        content: record.content,
-      }),
-    });
-    return { id: String(id), topicId: turn.id, seq };
-  }
-
-  async #maxSeq(topicId: string): Promise<number> {
-    return (
-      (await scalar<number | null>(this.#db, 'SELECT max(seq) FROM archive WHERE topic_id = $1', [
-        topicId,
-      ])) ?? 0
-    );
-  }
-
-  async #checkPlanSteps(topicId: string, records: readonly ArchiveWrite[], what: string): Promise<void> {
-    for (const [i, record] of records.entries()) {
-      if (record.planStep === undefined) continue;
-      const live = await scalar(this.#db, 'SELECT 1 FROM plan_nodes WHERE topic_id = $1 AND seq = $2', [
-        topicId,
-        record.planStep,
-      ]);
-      if (live === undefined) {
-        const field = records.length > 1 ? `${what}.${i}.planStep` : `${what}.planStep`;
-        throw new HedgehopError(
-          'INVALID_INPUT',
-          `${field}: step ${record.planStep} is not a step of the open turn's plan (planNodeAdd creates steps)`,
-          { field },
-        );
-      }
-    }
+    return (await writeRecords(this.#db, turn.agent_id, turn.id, records, this.#index)).map(toSlot);
   }
 
   /** See {@link ArchiveRepo.utterances}. */

@@ -42,74 +42,30 @@ export class PgIndexRepo implements IndexRepository {
   }
 
   /**
-   * Inserts or replaces the index row for (layer, ref, part). Must run inside a write. A new
-   * row is one round trip (find, insert and count it in one statement), a replaced one two.
+   * Inserts or replaces the index row for (layer, ref, part). Must run inside a write. One
+   * statement: `hh_index_put` (src/store/pg/schema/write-functions.ts) finds the row under a row
+   * lock, replaces it (dropping its stale vector) or inserts it, and counts it.
    */
   async upsert(doc: IndexDoc): Promise<number> {
-    const part = doc.part ?? '';
     const text = indexText(doc.text);
-    for (;;) {
-      const row = await first<{ inserted: unknown; found: unknown; state: string | null }>(
-        this.#db,
-        `WITH found AS (
-           SELECT rowid, embed_state FROM search_docs WHERE layer = $2::text AND ref = $3::text AND part = $4::text
-           FOR UPDATE),
-         ins AS (
-           INSERT INTO search_docs (agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, embed_state,
-             body, body_len, heavy)
-           SELECT $1::bigint, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::bigint,
-             CASE WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model') THEN 'pending' ELSE 'none' END,
-             $9::tsvector, $10::integer, $11::jsonb
-           WHERE NOT EXISTS (SELECT 1 FROM found)
-           ON CONFLICT (layer, ref, part) DO NOTHING RETURNING rowid),
-         counted AS (
-           INSERT INTO search_totals (shard, docs, tokens) SELECT pg_backend_pid() % 64, 1, $10::integer FROM ins
-           ON CONFLICT (shard) DO UPDATE
-             SET docs = search_totals.docs + excluded.docs, tokens = search_totals.tokens + excluded.tokens)
-         SELECT (SELECT rowid FROM ins) AS inserted, (SELECT rowid FROM found) AS found,
-           (SELECT embed_state FROM found) AS state`,
-        [
-          doc.agentId,
-          doc.layer,
-          doc.ref,
-          part,
-          doc.lineId ?? null,
-          doc.sceneId ?? null,
-          doc.topicId ?? null,
-          doc.createdAt,
-          text.vector,
-          text.length,
-          text.heavy,
-        ],
-      );
-      if (row?.inserted !== null && row?.inserted !== undefined) return int(row.inserted);
-      // Another transaction inserted the row meanwhile: update it instead (after its commit).
-      if (row?.found === null || row?.found === undefined) continue;
-      const rowid = int(row.found);
-      await this.#dropVector(rowid, row.state ?? 'none');
-      await this.#db.query(
-        `WITH updated AS (
-           UPDATE search_docs SET agent_id = $1, line_id = $2, scene_id = $3, topic_id = $4, created_at = $5,
-             embed_state = CASE embed_state WHEN 'none' THEN 'none' ELSE 'pending' END,
-             body = $6::tsvector, body_len = $7, heavy = $8::jsonb
-           WHERE rowid = $9 RETURNING rowid)
-         INSERT INTO search_totals (shard, docs, tokens) SELECT pg_backend_pid() % 64, 1, $7 FROM updated
-         ON CONFLICT (shard) DO UPDATE
-           SET docs = search_totals.docs + excluded.docs, tokens = search_totals.tokens + excluded.tokens`,
-        [
-          doc.agentId,
-          doc.lineId ?? null,
-          doc.sceneId ?? null,
-          doc.topicId ?? null,
-          doc.createdAt,
-          text.vector,
-          text.length,
-          text.heavy,
-          rowid,
-        ],
-      );
-      return rowid;
-    }
+    const row = await first<{ rowid: unknown }>(
+      this.#db,
+      `SELECT hh_index_put($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, $10, $11::jsonb) AS rowid`,
+      [
+        doc.agentId,
+        doc.layer,
+        doc.ref,
+        doc.part ?? '',
+        doc.lineId ?? null,
+        doc.sceneId ?? null,
+        doc.topicId ?? null,
+        doc.createdAt,
+        text.vector,
+        text.length,
+        text.heavy,
+      ],
+    );
+    return int(row?.rowid);
   }
 
   /** Removes every index row of a record (all parts). Must run inside a write. */

@@ -159,6 +159,8 @@ export class PgStore implements StoreSeam {
       // Only the time to open a connection: callers waiting for a free one queue in #slot, unbounded,
       // as calls on a SQLite memory queue for its one connection (a wait there is not a failure).
       connectionTimeoutMillis: Math.max(options.busyTimeoutMs, 2000),
+      // A transaction's BEGIN goes out with its first statement (see #attemptOnClient).
+      pipeline: true,
     });
     // An idle client whose server went away emits here; without a listener it would crash the process.
     this.#pool.on('error', () => undefined);
@@ -314,16 +316,32 @@ export class PgStore implements StoreSeam {
     return promise;
   }
 
-  async #transaction<T>(
+  /**
+   * Runs `work` in a transaction, retried per the rules above. Resolves as soon as the result
+   * is known: for a read that is before its COMMIT's reply, which the run still waits for
+   * (tracked, so `close` waits for it too).
+   */
+  #transaction<T>(
     kind: Kind,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#track(this.#run(kind, context, work, resolve)).then(resolve, reject);
+    });
+  }
+
+  async #run<T>(
+    kind: Kind,
+    context: string,
+    work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+    deliver: (value: T) => void,
   ): Promise<T> {
     this.assertOpen(context);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#keepLock(context);
-        return await this.#attempt(kind, context, work);
+        return await this.#attempt(kind, context, work, deliver);
       } catch (error) {
         const failure = error instanceof AttemptError ? error : new AttemptError('begin', error);
         const retry =
@@ -382,14 +400,28 @@ export class PgStore implements StoreSeam {
     kind: Kind,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+    deliver: (value: T) => void,
   ): Promise<T> {
-    return this.#slot(() => this.#attemptOnClient(kind, context, work));
+    return this.#slot(() => this.#attemptOnClient(kind, context, work, deliver));
   }
 
+  /**
+   * One attempt on one pooled client. The client is in pipeline mode: `BEGIN` (with the
+   * transaction's settings) is sent without waiting for its reply, so the callback's first
+   * statement follows it on the wire and the two cost one round trip. `BEGIN; SET LOCAL …`
+   * cannot fail on a live connection (no statement of it can be refused), and when the
+   * connection fails the statements queued behind it fail too, so nothing ever runs outside
+   * the transaction; such a failure counts as the `begin` stage (nothing of the write ran, so
+   * it is retried). A read's COMMIT is not waited for: its snapshot has been read, so its
+   * result is handed back at once (through `deliver`) while the COMMIT finishes on the client
+   * (and its pool slot) before the client goes back to the pool; a failed COMMIT of a read
+   * changes nothing, and its client is discarded.
+   */
   async #attemptOnClient<T>(
     kind: Kind,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+    deliver: (value: T) => void,
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
@@ -400,18 +432,27 @@ export class PgStore implements StoreSeam {
     let broken = false;
     let live = true;
     const isLive = (): boolean => live;
+    let beginError: unknown;
+    const begun = client.query(this.#begin(kind)).then(
+      () => true,
+      (error: unknown) => {
+        beginError = error;
+        return false;
+      },
+    );
+    const failedToBegin = async (): Promise<AttemptError | undefined> => {
+      if (await begun) return undefined;
+      broken = true;
+      return new AttemptError('begin', beginError);
+    };
     try {
-      try {
-        await client.query(this.#begin(kind));
-      } catch (error) {
-        broken = true;
-        throw new AttemptError('begin', error);
-      }
       let result: T;
       try {
         result = await work(txQuery(client, isLive, context), isLive);
       } catch (error) {
         live = false;
+        const notBegun = await failedToBegin();
+        if (notBegun) throw notBegun;
         broken = !(await client.query('ROLLBACK').then(
           () => true,
           () => false,
@@ -419,6 +460,16 @@ export class PgStore implements StoreSeam {
         throw new AttemptError('work', error);
       }
       live = false;
+      const notBegun = await failedToBegin();
+      if (notBegun) throw notBegun;
+      if (kind === 'read') {
+        deliver(result);
+        broken = !(await client.query('COMMIT').then(
+          () => true,
+          () => false,
+        ));
+        return result;
+      }
       try {
         await client.query('COMMIT');
       } catch (error) {

@@ -24,6 +24,7 @@ import {
 import type { IndexRepository, RadialRepository } from '../seam.js';
 import { derivedText, first, fromUtf8, int, intOrNull, sqlLimit, sqlState, utf8 } from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
+import { indexText } from './fts.js';
 import { PgRecallRepo } from './recall-repo.js';
 import type { NodeRowMatch } from '../radial-repo.js';
 
@@ -199,25 +200,23 @@ export class PgRadialRepo implements RadialRepository {
     lineId: string,
     build: (tip: LineTip) => { node: NewNode; index: readonly NodeIndexText[] },
   ): Promise<{ seq: number; lineSeq: number; tip: LineTip }> {
-    const current = await this.#line(agentId, lineId, true);
+    const current = await first<{ o_next_seq: unknown; o_latest_id: string | null }>(
+      this.#db,
+      'SELECT * FROM hh_line_tip($1, $2)',
+      [agentId, lineId],
+    );
     if (!current) throw lineNotFound(lineId);
-    const nextSeq = current.nodeCount + 1;
-    const tip: LineTip = { nextSeq, latestId: await this.#idAtSeq(agentId, lineId, nextSeq - 1) };
+    const nextSeq = int(current.o_next_seq);
+    const tip: LineTip = { nextSeq, latestId: current.o_latest_id ?? undefined };
     const built = build(tip);
     const seq = await this.#insertNodeRow(agentId, lineId, nextSeq, built.node, built.index);
     return { seq, lineSeq: nextSeq, tip };
   }
 
-  async #idAtSeq(agentId: number, lineId: string, lineSeq: number): Promise<string | undefined> {
-    if (lineSeq < 1) return undefined;
-    const row = await first<{ id: string }>(
-      this.#db,
-      'SELECT id FROM nodes WHERE agent_id = $1 AND line_id = $2 AND line_seq = $3',
-      [agentId, lineId, lineSeq],
-    );
-    return row?.id;
-  }
-
+  /**
+   * The node row, the line advanced past it and its index rows, in one statement
+   * (`hh_node_write`, src/store/pg/schema/write-functions.ts); the caller holds the line's lock.
+   */
   async #insertNodeRow(
     agentId: number,
     lineId: string,
@@ -225,13 +224,12 @@ export class PgRadialRepo implements RadialRepository {
     newNode: NewNode,
     index: readonly NodeIndexText[],
   ): Promise<number> {
+    const parts = index.filter((doc) => doc.text.length > 0);
+    const texts = parts.map((doc) => indexText(doc.text));
     const inserted = await first<{ seq: unknown }>(
       this.#db,
-      `INSERT INTO nodes (id, agent_id, line_id, line_seq, task_label, created_at, conversation_summary,
-         file_changes, todos, env_snapshot, history, s_origin, s_brief, s_summary, s_detailed,
-         summaries_state, summaries_tier, extra, full_bytes, full_context)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-       RETURNING seq`,
+      `SELECT hh_node_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+         $19, $20, $21::text[], $22::text[], $23::integer[], $24::text[]) AS seq`,
       [
         newNode.id,
         agentId,
@@ -253,25 +251,12 @@ export class PgRadialRepo implements RadialRepository {
         newNode.extra,
         newNode.fullBytes,
         utf8(newNode.fullContext),
+        parts.map((doc) => doc.part),
+        texts.map((text) => text.vector),
+        texts.map((text) => text.length),
+        texts.map((text) => text.heavy),
       ],
     );
-    await this.#db.query('UPDATE lines SET next_seq = $1 WHERE agent_id = $2 AND id = $3', [
-      lineSeq + 1,
-      agentId,
-      lineId,
-    ]);
-    for (const doc of index) {
-      if (doc.text.length === 0) continue;
-      await this.#index.upsert({
-        layer: 'radial',
-        ref: newNode.id,
-        part: doc.part,
-        agentId,
-        lineId,
-        createdAt: newNode.createdAt,
-        text: doc.text,
-      });
-    }
     return int(inserted?.seq);
   }
 

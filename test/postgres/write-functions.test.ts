@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { openMemory } from '../../src/api/memory-db.js';
+import { HedgehopError } from '../../src/core/errors.js';
+import { freshPgUrl, pgAdmin, PG_SKIP_REASON, PG_TEST_URL } from '../helpers/pg-memory.js';
+import { PG_SCHEMA_VERSION } from '../../src/store/pg/migrations.js';
+import { parsePgUrl } from '../../src/store/pg/pg-url.js';
+
+async function refusal(promise: PromiseLike<unknown>): Promise<HedgehopError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (HedgehopError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a HedgehopError');
+}
+
+const FUNCTIONS = ['hh_index_put', 'hh_archive_write', 'hh_line_tip', 'hh_node_write'];
+
+describe.skipIf(!PG_TEST_URL)(
+  `PostgreSQL write functions (migration 7)${PG_SKIP_REASON ? ` (${PG_SKIP_REASON})` : ''}`,
+  () => {
+    it('are added to a memory written at version 6, which then goes on writing where it was', async () => {
+      const url = freshPgUrl();
+      const schema = parsePgUrl(url).schema;
+      const first = await openMemory(url, { dream: { auto: false } });
+      const agent = first.primary();
+      await agent.search({ newScene: true });
+      const before = await agent.appendArchive({
+        kind: 'utterance',
+        role: 'user',
+        content: 'walrus one',
+        createdAt: 1,
+      });
+      await agent.radial.createLine('l', 'L', 'line');
+      await agent.radial.completeTask({
+        lineId: 'l',
+        taskLabel: 'first',
+        fullContext: 'x',
+        conversationSummary: 'y',
+      });
+      await first.close();
+      // The memory as version 6 left it: no functions, version 6.
+      for (const name of FUNCTIONS) await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
+      await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 6`);
+
+      const db = await openMemory(url, { dream: { auto: false } });
+      expect((await db.stats()).schemaVersion).toBe(PG_SCHEMA_VERSION);
+      const found = await pgAdmin<{ name: string }>(
+        `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname = $1 AND p.proname LIKE 'hh\\_%' ORDER BY 1`,
+        [schema],
+      );
+      expect(found.map((row) => row.name)).toEqual([...FUNCTIONS].sort());
+      const again = db.primary();
+      const next = await again.appendArchive({
+        kind: 'utterance',
+        role: 'user',
+        content: 'walrus two',
+        createdAt: 2,
+      });
+      expect(next).toEqual({
+        id: String(Number(before.id) + 1),
+        topicId: before.topicId,
+        seq: before.seq + 1,
+      });
+      const node = await again.radial.completeTask({
+        lineId: 'l',
+        taskLabel: 'second',
+        fullContext: 'x',
+        conversationSummary: 'y',
+      });
+      expect((await again.radial.getLineHistory('l')).map((entry) => entry.taskLabel)).toEqual([
+        'second',
+        'first',
+      ]);
+      expect(node.taskLabel).toBe('second');
+      const hits = await again.searchArchive({ text: 'walrus' });
+      expect(hits.map((hit) => hit.content).sort()).toEqual(['walrus one', 'walrus two']);
+      await db.close();
+    });
+
+    it('refuse as the SQLite engine does: no open turn, a plan step not in the plan, no such line', async () => {
+      const db = await openMemory(freshPgUrl(), { dream: { auto: false } });
+      const agent = db.primary();
+      const noTurn = await refusal(
+        agent.appendArchive({ kind: 'event', eventType: 't', content: 'c', createdAt: 1 }),
+      );
+      expect([noTurn.code, noTurn.message]).toEqual([
+        'INVALID_INPUT',
+        'turn: no turn is open for this agent',
+      ]);
+      await agent.search({ newScene: true });
+      const badStep = await refusal(
+        agent.appendArchive({ kind: 'event', eventType: 't', content: 'c', createdAt: 1, planStep: 4 }),
+      );
+      expect(badStep.code).toBe('INVALID_INPUT');
+      expect(badStep.message).toBe(
+        "appendArchive.planStep: step 4 is not a step of the open turn's plan (planNodeAdd creates steps)",
+      );
+      const noLine = await refusal(
+        agent.radial.completeTask({
+          lineId: 'none',
+          taskLabel: 't',
+          fullContext: 'x',
+          conversationSummary: 'y',
+        }),
+      );
+      expect(noLine.code).toBe('NOT_FOUND');
+      // Nothing of the refused calls was written.
+      expect(await agent.searchArchive({ contains: 'c' })).toEqual([]);
+      await db.close();
+    });
+  },
+);
