@@ -205,10 +205,14 @@ export function turnForms(
   partnerChars: number,
 ): TurnForm[] {
   const forms: TurnForm[] = [];
+  // A turn whose shown utterance asks something keeps its answer's sentences nearest the query.
+  const asked = lines.some((line) => line.matched && line.utterance && line.text.includes('?'));
   const add = (chosen: readonly TurnLine[], matchedChars: number, otherChars: number): void => {
     const shown = chosen.map((line) => ({
       line,
-      text: fitSpan(line.text, line.matched ? matchedChars : Math.min(matchedChars, otherChars), stems),
+      text: line.matched
+        ? fitSpan(line.text, matchedChars, stems)
+        : partnerText(line.text, Math.min(matchedChars, otherChars), stems, asked),
     }));
     const kept = shown.filter(
       (s): s is { line: TurnLine; text: string } => s.text !== undefined && s.text.length > 0,
@@ -229,6 +233,21 @@ export function turnForms(
   add(matched, maxChars, partnerChars);
   add(matched, Math.min(maxChars, BRIEF_LINE_CHARS), partnerChars);
   return forms;
+}
+
+/**
+ * The other utterance of a turn: whole when it fits `maxChars`; else, when the shown one asks
+ * a question (`asked`), its sentences nearest the query (the answer); else nothing: a fragment
+ * of a reply says little the reader needs, and its tokens go to another record.
+ */
+function partnerText(
+  text: string,
+  maxChars: number,
+  stems: ReadonlySet<string>,
+  asked: boolean,
+): string | undefined {
+  const fitted = fitSpan(text, maxChars, stems);
+  return fitted === text || asked ? fitted : undefined;
 }
 
 /** Code points of a matched line in a turn's last-resort rendering. */
