@@ -24,8 +24,19 @@ import {
 import { queryCandidates } from './query.js';
 import { speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
+import { applySupersession } from './supersession.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
-import { groupUnits, readUnits, turnForms, unitKey, type RankedItem, type RecallUnit } from './turn-units.js';
+import {
+  groupUnits,
+  readTurns,
+  turnForms,
+  turnOf,
+  turnUnits,
+  unitKey,
+  type RankedItem,
+  type RecallUnit,
+  type TurnRecords,
+} from './turn-units.js';
 import { backfillEmbeddings } from './vectors.js';
 
 /** Who is recalling. */
@@ -84,7 +95,7 @@ export async function recall(
   });
   // Ranking ran in one read; let other requests of a server run before assembling.
   await yieldToOthers();
-  const items = withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text));
+  const items = applySupersession(withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text)), text);
   const groups = groupUnits(
     matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
@@ -206,7 +217,13 @@ function approximateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-/** The context: each unit at the first of its renderings that fits, best first. */
+/**
+ * The context: each unit at the first of its renderings that fits, best first. Turns are read
+ * back lazily: first as many as the budget is likely to hold (by the length of what ranking
+ * already read of them), in one batched query; when the context reaches a turn not read yet, the
+ * next ones are read (twice as many) and the context is assembled again. The result is the one
+ * that reading every turn up front would give.
+ */
 async function assemble(
   store: StoreSeam,
   agentId: number,
@@ -216,19 +233,54 @@ async function assemble(
 ): Promise<ReturnType<typeof assembleContext>> {
   const expand = Math.min(groups.length, Math.ceil(budgetTokens / MIN_UNIT_TOKENS));
   const whole = wholeWithin(groups, budgetTokens);
-  const { units, scenes } = await store.read('recall', async (tx) => ({
-    units: await readUnits(tx, groups, expand, (item) => whole.has(item)),
-    scenes: await sceneNames(
-      tx,
-      agentId,
-      groups.slice(0, expand).map((g) => g.items[0] as Item),
-    ),
-  }));
   const stems = new Set(queryCandidates(query).map((term) => term.stem));
-  return assembleContext(
-    units.map((unit, rank) => toCandidate(unit, rank, scenes, stems)),
-    budgetTokens,
-  );
+  const records: TurnRecords = new Map();
+  let scenes: Map<string, string> | undefined;
+  let read = Math.min(expand, likelyShown(groups, budgetTokens));
+  for (;;) {
+    const upTo = read;
+    scenes = await store.read('recall', async (tx) => {
+      await readTurns(tx, groups.slice(0, upTo), records);
+      return (
+        scenes ??
+        (await sceneNames(
+          tx,
+          agentId,
+          groups.slice(0, expand).map((g) => g.items[0] as Item),
+        ))
+      );
+    });
+    const names = scenes;
+    let short = false;
+    const units = turnUnits(
+      groups,
+      expand,
+      records,
+      (item) => whole.has(item),
+      () => {
+        short = true;
+      },
+    );
+    const assembled = assembleContext(
+      units.map((unit, rank) => toCandidate(unit, rank, names, stems)),
+      budgetTokens,
+    );
+    if (!short || read >= expand) return assembled;
+    read = Math.min(expand, read * 2);
+  }
+}
+
+/** Units read back at first: a few more than the budget holds at the length ranking saw of them. */
+function likelyShown(groups: readonly { items: readonly Item[] }[], budgetTokens: number): number {
+  let tokens = 0;
+  let count = 0;
+  for (const group of groups) {
+    count++;
+    tokens +=
+      MIN_UNIT_TOKENS + group.items.reduce((sum, item) => sum + approximateTokens(item.resolved.text), 0);
+    if (tokens >= 2 * budgetTokens) break;
+  }
+  return Math.max(count + 4, 8);
 }
 
 function formatTime(ms: number): string {
@@ -305,11 +357,10 @@ function toCandidate(
   const sceneId = hit.sceneId;
   const sceneName = sceneId === null ? undefined : scenes.get(sceneId);
   const group = sceneId !== null ? { group: sceneId } : {};
-  if (unit.lines !== undefined) {
+  if (turnOf(unit.key) !== undefined) {
     const lineChars = rank < DEFAULT_DETAIL_PLAN.fullTop ? Number.POSITIVE_INFINITY : TURN_LINE_CHARS;
-    const lines = unit.lines;
     return lazyForms({ ...turnLabels(hit, sceneName), ...group }, () =>
-      turnForms(lines, stems, lineChars, PARTNER_CHARS).map(
+      turnForms(unit.lines ?? [], stems, lineChars, PARTNER_CHARS).map(
         (form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines }),
       ),
     );

@@ -62,41 +62,71 @@ export function groupUnits<T extends RankedItem>(items: readonly T[]): { key: st
   return [...byKey].map(([key, members]) => ({ key, items: members }));
 }
 
+/** The records of turns read back so far, by topic id (a turn with none has an empty list). */
+export type TurnRecords = Map<string, readonly ResolvedText[]>;
+
+/** The topic id of a turn unit's key (`turn:<topic id>`), else undefined. */
+export function turnOf(key: string): string | undefined {
+  return key.startsWith('turn:') ? key.slice('turn:'.length) : undefined;
+}
+
 /**
- * The units with each turn's records read back (inside the caller's read), for the first
- * `expand` units; the others keep what ranking found.
+ * Reads back the records of the turns among `groups` that `into` does not hold yet (inside the
+ * caller's read), all of them in one batched query and one resolve.
  */
-export async function readUnits(
+export async function readTurns(
   tx: Pick<StoreTx, 'recall'>,
+  groups: readonly { key: string }[],
+  into: TurnRecords,
+): Promise<void> {
+  const wanted = groups.flatMap((g) => {
+    const topic = turnOf(g.key);
+    return topic === undefined || into.has(topic) ? [] : [topic];
+  });
+  if (wanted.length === 0) return;
+  const docs = await tx.recall.topicsRecords(wanted, TURN_RECORDS);
+  const texts = await tx.recall.resolve(docs);
+  const byTopic = new Map<string, ResolvedText[]>(wanted.map((topic) => [topic, []]));
+  for (const doc of docs) {
+    const text = texts.get(doc.rowid);
+    if (text !== undefined && doc.topicId !== null) byTopic.get(doc.topicId)?.push(text);
+  }
+  for (const [topic, records] of byTopic) into.set(topic, records);
+}
+
+/**
+ * The units, each turn's lines worked out when first asked for: from its records read back
+ * (`records`) for the first `expand` units, from what ranking found for the others. A turn
+ * among the first `expand` whose records are not read yet calls `unread` and shows nothing
+ * (the caller reads more and assembles again).
+ */
+export function turnUnits(
   groups: readonly { key: string; items: readonly RankedItem[] }[],
   expand: number,
-  shownWhole: (item: RankedItem) => boolean = () => true,
-): Promise<RecallUnit[]> {
-  const out: RecallUnit[] = [];
-  for (const [index, group] of groups.entries()) {
+  records: TurnRecords,
+  shownWhole: (item: RankedItem) => boolean,
+  unread: () => void,
+): RecallUnit[] {
+  return groups.map((group, index) => {
     const first = group.items[0] as RankedItem;
-    if (!group.key.startsWith('turn:')) {
-      out.push({ key: group.key, items: group.items, first });
-      continue;
-    }
-    const records =
-      index < expand ? await turnRecords(tx, group.key.slice('turn:'.length)) : memberRecords(group.items);
-    out.push({
+    const topic = turnOf(group.key);
+    if (topic === undefined) return { key: group.key, items: group.items, first };
+    let lines: readonly TurnLine[] | undefined;
+    return {
       key: group.key,
       items: group.items,
       first,
-      lines: turnLines(records, group.items, shownWhole),
-    });
-  }
-  return out;
-}
-
-async function turnRecords(tx: Pick<StoreTx, 'recall'>, topicId: string): Promise<ResolvedText[]> {
-  const docs = await tx.recall.topicRecords(topicId, TURN_RECORDS);
-  const texts = await tx.recall.resolve(docs);
-  return docs.flatMap((doc) => {
-    const text = texts.get(doc.rowid);
-    return text ? [text] : [];
+      get lines(): readonly TurnLine[] {
+        if (lines !== undefined) return lines;
+        const read = index < expand ? records.get(topic) : memberRecords(group.items);
+        if (read === undefined) {
+          unread();
+          return [];
+        }
+        lines = turnLines(read, group.items, shownWhole);
+        return lines;
+      },
+    };
   });
 }
 
@@ -175,10 +205,14 @@ export function turnForms(
   partnerChars: number,
 ): TurnForm[] {
   const forms: TurnForm[] = [];
+  // A turn whose shown utterance asks something keeps its answer's sentences nearest the query.
+  const asked = lines.some((line) => line.matched && line.utterance && line.text.includes('?'));
   const add = (chosen: readonly TurnLine[], matchedChars: number, otherChars: number): void => {
     const shown = chosen.map((line) => ({
       line,
-      text: fitSpan(line.text, line.matched ? matchedChars : Math.min(matchedChars, otherChars), stems),
+      text: line.matched
+        ? fitSpan(line.text, matchedChars, stems)
+        : partnerText(line.text, Math.min(matchedChars, otherChars), stems, asked),
     }));
     const kept = shown.filter(
       (s): s is { line: TurnLine; text: string } => s.text !== undefined && s.text.length > 0,
@@ -199,6 +233,21 @@ export function turnForms(
   add(matched, maxChars, partnerChars);
   add(matched, Math.min(maxChars, BRIEF_LINE_CHARS), partnerChars);
   return forms;
+}
+
+/**
+ * The other utterance of a turn: whole when it fits `maxChars`; else, when the shown one asks
+ * a question (`asked`), its sentences nearest the query (the answer); else nothing: a fragment
+ * of a reply says little the reader needs, and its tokens go to another record.
+ */
+function partnerText(
+  text: string,
+  maxChars: number,
+  stems: ReadonlySet<string>,
+  asked: boolean,
+): string | undefined {
+  const fitted = fitSpan(text, maxChars, stems);
+  return fitted === text || asked ? fitted : undefined;
 }
 
 /** Code points of a matched line in a turn's last-resort rendering. */

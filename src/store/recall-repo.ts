@@ -369,6 +369,24 @@ export class RecallRepo {
   }
 
   /**
+   * The archive rows of each of `topicIds` (the first `limitEach` written of each), in one
+   * query, ordered by topic then rowid: the turns a recall context shows, read at once.
+   */
+  topicsRecords(topicIds: readonly string[], limitEach: number): DocRow[] {
+    if (topicIds.length === 0) return [];
+    const rows = this.#engine
+      .statement(
+        `SELECT ${DOC_COLUMNS} FROM search_docs d JOIN (
+           SELECT rowid AS r, row_number() OVER (PARTITION BY topic_id ORDER BY rowid) AS n
+           FROM search_docs WHERE topic_id IN (SELECT value FROM json_each(?)) AND layer = 'archive'
+         ) w ON w.r = d.rowid
+         WHERE w.n <= ? ORDER BY d.topic_id, d.rowid`,
+      )
+      .all(JSON.stringify([...new Set(topicIds)]), limitEach) as RawDoc[];
+    return rows.map(toDoc);
+  }
+
+  /**
    * Bytes on disk (SQLite pages) of the recall index (`search_*` tables and their indexes)
    * and of the verbatim tables it is derived from, for size reports.
    */

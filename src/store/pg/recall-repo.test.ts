@@ -171,6 +171,18 @@ describe.skipIf(reason !== '')('PgIndexRepo + PgRecallRepo give what IndexRepo +
     await same((r) => r.recall.sceneNeighboursOf(seeds, 1));
     await same((r) => r.recall.topicRecords('topic-0', 10));
     await same((r) => r.recall.topicRecords('topic-1', 1));
+    expect(
+      (await same((r) => r.recall.topicsRecords(['topic-1', 'topic-0', 'topic-1'], 10))).length,
+    ).toBeGreaterThan(1);
+    await same((r) => r.recall.topicsRecords(['topic-0', 'topic-1'], 1));
+    // One batched read gives what one read per topic gives (topics in id order, rows as written).
+    const batched = await same((r) => r.recall.topicsRecords(['topic-1', 'topic-0'], 2));
+    const each = [
+      ...(await same((r) => r.recall.topicRecords('topic-0', 2))),
+      ...(await same((r) => r.recall.topicRecords('topic-1', 2))),
+    ];
+    expect(batched).toEqual(each);
+    await same((r) => r.recall.topicsRecords([], 5));
     await same((r) => r.recall.approximateDocCount());
   });
 

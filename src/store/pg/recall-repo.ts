@@ -325,6 +325,22 @@ export class PgRecallRepo implements RecallRepository {
   }
 
   /**
+   * The archive rows of each of `topicIds` (the first `limitEach` written of each), in one
+   * query, ordered by topic then rowid: the turns a recall context shows, read at once.
+   */
+  async topicsRecords(topicIds: readonly string[], limitEach: number): Promise<DocRow[]> {
+    if (topicIds.length === 0) return [];
+    const { rows } = await this.#db.query<RawDoc>(
+      `SELECT ${DOC_COLUMNS} FROM (
+         SELECT d.*, row_number() OVER (PARTITION BY d.topic_id ORDER BY d.rowid) AS n
+         FROM search_docs d WHERE d.topic_id = ANY($1::text[]) AND d.layer = 'archive'
+       ) d WHERE d.n <= $2 ORDER BY d.topic_id COLLATE "C", d.rowid`,
+      [[...new Set(topicIds)], sqlLimit(limitEach)],
+    );
+    return rows.map(doc);
+  }
+
+  /**
    * Bytes on disk of the recall index (`search_*` relations) and of the verbatim tables, for
    * size reports: each table with its TOAST data, each index on its own (SQLite counts pages
    * of each b-tree alike). Relations of the memory's schema only.

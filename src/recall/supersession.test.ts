@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { SearchHit } from '../core/model/recall.js';
+import { applySupersession, asksForState, revises } from './supersession.js';
+import type { RankedItem } from './turn-units.js';
+
+let nextRow = 1;
+/** One archive utterance of its own turn, as ranking hands it on. */
+function said(
+  name: string,
+  text: string,
+  score: number,
+  createdAt: number,
+  extra: { eventType?: string; layer?: SearchHit['layer'] } = {},
+): RankedItem & { score: number; name: string } {
+  const rowid = nextRow++;
+  return {
+    name,
+    score,
+    hit: {
+      rowid,
+      layer: extra.layer ?? 'archive',
+      ref: String(rowid),
+      part: '',
+      agentId: 1,
+      lineId: null,
+      sceneId: 'scene',
+      topicId: `topic-${name}`,
+      createdAt,
+      score,
+      confidence: 0.5,
+    },
+    resolved: { rowid, text, role: 'agent', ...(extra.eventType ? { eventType: extra.eventType } : {}) },
+  };
+}
+const names = (items: readonly { name: string }[]): string[] => items.map((i) => i.name);
+
+const QUESTION = 'What is the visibility timeout of the render-jobs queue?';
+const morning = said('morning', 'The render-jobs queue has a visibility timeout of 300 seconds.', 2.0, 1_000);
+const other = said('other', 'The render-jobs queue is drained by twelve workers.', 1.5, 2_000);
+const afternoon = said(
+  'afternoon',
+  'Raised the visibility timeout of render-jobs to 900 seconds.',
+  1.2,
+  5_000,
+);
+
+describe('revises / asksForState', () => {
+  it.each([
+    ['Our outbound flight has been moved to 09:40.', true],
+    ["So we're 10 now.", true],
+    ['Raised the visibility timeout from 300 s to 900 s.', true],
+    ['The timeout is 300 seconds.', false],
+    ['We changed our minds about the venue.', false],
+  ])('revises(%s) = %s', (sentence, expected) => {
+    expect(revises(sentence)).toBe(expected);
+  });
+
+  it.each([
+    ['What time does our flight leave?', true],
+    ['How many people is the dinner for?', true],
+    ['What did we decide about the fixture?', false],
+    ['Why did the test time out?', false],
+    ['What happened to the loudness tests?', false],
+  ])('asksForState(%s) = %s', (question, expected) => {
+    expect(asksForState(question)).toBe(expected);
+  });
+});
+
+describe('applySupersession', () => {
+  it('lifts a later statement that changes the value of the same subject just above the old one', () => {
+    const out = applySupersession([morning, other, afternoon], QUESTION);
+    expect(names(out)).toEqual(['afternoon', 'morning', 'other']);
+    expect(out[0]?.score).toBeGreaterThan(morning.score);
+    // Scores stay in the order shown.
+    expect(out.map((i) => i.score)).toEqual([...out.map((i) => i.score)].sort((a, b) => b - a));
+  });
+
+  it('keeps the ranking when the later record names no change, is older, or is about another subject', () => {
+    const restated = said('restated', 'The render-jobs visibility timeout is 900 seconds.', 1.2, 5_000);
+    expect(names(applySupersession([morning, other, restated], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'restated',
+    ]);
+    const older = said('older', 'Raised the visibility timeout of render-jobs to 900 seconds.', 1.2, 500);
+    expect(names(applySupersession([morning, other, older], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'older',
+    ]);
+    const elsewhere = said('elsewhere', 'Moved the render farm to 3 new hosts.', 1.2, 5_000);
+    expect(names(applySupersession([morning, other, elsewhere], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'elsewhere',
+    ]);
+  });
+
+  it('keeps the ranking on a question about an event, or when the revision scores far below', () => {
+    expect(
+      names(
+        applySupersession(
+          [morning, other, afternoon],
+          'Why did we pick the visibility timeout of the render-jobs queue?',
+        ),
+      ),
+    ).toEqual(['morning', 'other', 'afternoon']);
+    const faint = said('faint', 'Raised the visibility timeout of render-jobs to 900 seconds.', 0.5, 5_000);
+    expect(names(applySupersession([morning, other, faint], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'faint',
+    ]);
+  });
+
+  it('takes no revision from a tool event or a topic keyword list', () => {
+    const event = said('event', 'Raised the visibility timeout of render-jobs to 900 seconds.', 1.2, 5_000, {
+      eventType: 'tool_result',
+    });
+    expect(names(applySupersession([morning, other, event], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'event',
+    ]);
+    const topic = said('topic', 'raised, visibility timeout, 900 seconds, now', 1.2, 5_000, {
+      layer: 'topic',
+    });
+    expect(names(applySupersession([morning, other, topic], QUESTION))).toEqual([
+      'morning',
+      'other',
+      'topic',
+    ]);
+  });
+
+  it('follows a chain of revisions to the newest', () => {
+    const evening = said('evening', 'Lowered the render-jobs visibility timeout to 600 seconds.', 1.0, 9_000);
+    expect(names(applySupersession([morning, other, afternoon, evening], QUESTION)).slice(0, 3)).toEqual([
+      'evening',
+      'afternoon',
+      'morning',
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2024, 2, 14, 9, 0);
+
+let db: MemoryDB;
+
+beforeEach(async () => {
+  db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
+});
+
+afterEach(async () => {
+  if (!db.closed) await db.close();
+});
+
+describeEngines('recall: a value changed later', () => {
+  it('ranks the update above the superseded value, with no time cue in the question', async () => {
+    const agent = db.primary();
+    const turns: [string, string][] = [
+      [
+        'What visibility timeout does the render-jobs queue use?',
+        'The render-jobs queue has a visibility timeout of 300 seconds, set when the queue was created.',
+      ],
+      ['Which region hosts the render farm?', 'The render farm runs in eu-west-1 on twelve hosts.'],
+      [
+        'Can you check the nightly backup?',
+        'The nightly backup finished at 02:14 and the restore test passed.',
+      ],
+      ['Who is on call this week?', 'Dana is on call until Friday, then Omar takes over.'],
+      ['Any news on the invoice bug?', 'The invoice totals were rounded twice; the fix is in review.'],
+      [
+        'Long renders are picked up twice by the workers, so jobs run two or three times.',
+        'Raised the render-jobs queue visibility timeout to 900 seconds, so a long render finishes before the message is visible again.',
+      ],
+    ];
+    for (const [i, [input, output]] of turns.entries()) {
+      await agent.search(i === 0 ? { newScene: true } : {});
+      await agent.update({ input, output, createdAt: T0 + i * 90 * MINUTE });
+    }
+    const { hits, context } = await agent.recall('What is the visibility timeout of the render-jobs queue?', {
+      budgetTokens: 200,
+    });
+    const updated = hits.findIndex((h) => h.text.includes('900 seconds'));
+    const old = hits.findIndex((h) => h.text.includes('300 seconds'));
+    expect(updated).toBeGreaterThanOrEqual(0);
+    expect(old).toBeGreaterThan(updated);
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+    expect(context.indexOf('900 seconds')).toBeLessThan(context.indexOf('300 seconds'));
+    // A question about what happened then keeps the first statement first.
+    const then = await agent.recall(
+      'Why did we set the render-jobs queue visibility timeout to 300 seconds?',
+      {
+        budgetTokens: 0,
+      },
+    );
+    expect(then.hits[0]?.text).toContain('300 seconds');
+  });
+});
