@@ -216,7 +216,7 @@ export class RecallRepo {
    * whose reads are asynchronous reads them in one batch; this one reads each lazily (so
    * `frequency` answers for any term). `atMost` tells the engine that the caller only needs to
    * know which frequencies exceed it: an engine may then report any frequency above it as
-   * `atMost + 1` (PostgreSQL stops counting there); this one reads FTS5's exact count anyway.
+   * any number above it (PostgreSQL stops counting at `atMost + 1`); this one reads FTS5's exact count anyway.
    */
   termStatistics(_stems: readonly string[], _atMost?: number): TermStatistics {
     const documents = this.approximateDocCount();

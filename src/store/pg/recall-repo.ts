@@ -90,6 +90,31 @@ const VERBATIM = new Set([
   'profiles',
 ]);
 
+/** Lexemes whose counts a {@link TermCounts} keeps at most (then it starts afresh). */
+const TERM_COUNTS_SIZE = 20_000;
+
+/**
+ * Document counts of lexemes kept across the reads of one store (one memory) for as long as
+ * nothing changed: they belong to one snapshot (`pg_current_snapshot()`, its xmin, xmax and
+ * in-progress transactions), and a read whose snapshot is the same sees the same rows, so their
+ * counts are the same. Any commit that took a transaction id anywhere on the server makes a new
+ * snapshot and so a fresh cache: it pays in bursts of reads (a server answering recall after
+ * recall), as SQLite's cache does until the file changes, and costs nothing otherwise.
+ */
+export class TermCounts {
+  snapshot: string | undefined;
+  readonly counts = new Map<string, { readonly count: number; readonly exact: boolean }>();
+
+  /** The counts of `snapshot`, emptied when it is another one. */
+  at(snapshot: string): Map<string, { readonly count: number; readonly exact: boolean }> {
+    if (this.snapshot !== snapshot || this.counts.size >= TERM_COUNTS_SIZE) {
+      this.snapshot = snapshot;
+      this.counts.clear();
+    }
+    return this.counts;
+  }
+}
+
 /**
  * The read side of the recall index on PostgreSQL (SQLite: src/store/recall-repo.ts), with the
  * same calls and results. Candidates come from the GIN index on `search_docs.body`; each is
@@ -100,9 +125,12 @@ const VERBATIM = new Set([
  */
 export class PgRecallRepo implements RecallRepository {
   readonly #db: PgQuery;
+  readonly #shared: TermCounts | undefined;
 
-  constructor(db: PgQuery) {
+  /** `shared`: counts kept across this store's reads (see {@link TermCounts}); none: this transaction's only. */
+  constructor(db: PgQuery, shared?: TermCounts) {
     this.#db = db;
+    this.#shared = shared;
   }
 
   /**
@@ -133,16 +161,34 @@ export class PgRecallRepo implements RecallRepository {
     }
     if (this.#stable && this.#known && wanted.length === 0) return { ...this.#known, counts };
     const cap = atMost === undefined ? null : Math.max(0, Math.floor(atMost)) + 1;
-    const row = await first<{ rows: unknown; tokens: unknown; max: unknown; stable: boolean; counts: unknown[] }>(
+    // Counts kept from an earlier read are sent back unless its snapshot is this one's.
+    const shared = this.#shared?.snapshot === undefined ? undefined : this.#shared;
+    const kept = wanted.map((lexeme) => {
+      const entry = shared?.counts.get(lexeme);
+      return entry && (entry.exact || (cap !== null && entry.count >= cap)) ? entry.count : null;
+    });
+    const row = await first<{
+      rows: unknown;
+      tokens: unknown;
+      max: unknown;
+      stable: boolean;
+      snapshot: string;
+      counts: unknown[];
+    }>(
       this.#db,
-      `SELECT (SELECT coalesce(sum(docs), 0) FROM search_totals) AS rows,
+      `WITH s AS MATERIALIZED (
+         SELECT pg_current_snapshot()::text AS snapshot,
+                current_setting('transaction_read_only') = 'on'
+                  AND current_setting('transaction_isolation') IN ('repeatable read', 'serializable') AS stable)
+       SELECT (SELECT coalesce(sum(docs), 0) FROM search_totals) AS rows,
               (SELECT coalesce(sum(tokens), 0) FROM search_totals) AS tokens,
               (SELECT max(rowid) FROM search_docs) AS max,
-              current_setting('transaction_read_only') = 'on'
-                AND current_setting('transaction_isolation') IN ('repeatable read', 'serializable') AS stable,
-              ARRAY(SELECT (SELECT count(*) FROM (SELECT 1 FROM search_docs WHERE body @@ t.q::tsquery LIMIT $2) c)
-                    FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i) AS counts`,
-      [wanted.map(lexemeQuery), cap],
+              s.stable, s.snapshot,
+              ARRAY(SELECT CASE WHEN t.kept IS NOT NULL AND s.stable AND s.snapshot = $4 THEN t.kept
+                           ELSE (SELECT count(*) FROM (SELECT 1 FROM search_docs WHERE body @@ t.q::tsquery LIMIT $2) c) END
+                    FROM unnest($1::text[], $3::bigint[]) WITH ORDINALITY AS t(q, kept, i) ORDER BY t.i) AS counts
+       FROM s`,
+      [wanted.map(lexemeQuery), cap, kept, shared?.snapshot ?? null],
     );
     const known = {
       rows: int(row?.rows ?? 0),
@@ -151,10 +197,17 @@ export class PgRecallRepo implements RecallRepository {
     };
     this.#stable = row?.stable === true;
     if (this.#stable) this.#known = known;
+    const reused = this.#stable && shared !== undefined && row?.snapshot === shared.snapshot;
+    const keptExact = wanted.map((lexeme) => shared?.counts.get(lexeme)?.exact ?? false);
+    const keep = this.#stable && row ? this.#shared?.at(row.snapshot) : undefined;
     wanted.forEach((lexeme, i) => {
       const count = int(row?.counts[i] ?? 0);
       counts.set(lexeme, count);
-      if (this.#stable) this.#counts.set(lexeme, { count, exact: cap === null || count < cap });
+      if (!this.#stable) return;
+      const exact = reused && kept[i] !== null ? (keptExact[i] ?? false) : cap === null || count < cap;
+      const entry = { count, exact };
+      this.#counts.set(lexeme, entry);
+      keep?.set(lexeme, entry);
     });
     return { ...known, counts };
   }
@@ -307,8 +360,8 @@ export class PgRecallRepo implements RecallRepository {
    * Term statistics for ranking: the document count, and the document frequencies of `stems`
    * (the terms the caller will ask about), read in one statement with the index totals, and kept
    * for the rest of the snapshot (a later {@link match} of the same words counts nothing again).
-   * With `atMost`, a frequency above it is reported as `atMost + 1` (counting stops there, so a
-   * common word costs no more than a rare one). `frequency` answers 0 for any other term, as
+   * With `atMost`, a frequency above it may be reported as any number above it (counting stops
+   * at `atMost + 1`, so a common word costs no more than a rare one). `frequency` answers 0 for any other term, as
    * the seam allows (a server cannot be asked synchronously).
    */
   async termStatistics(stems: readonly string[], atMost?: number): Promise<TermStatistics> {
