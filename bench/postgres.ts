@@ -256,16 +256,31 @@ async function measureRecall(
   iterations: number,
   options: BenchOptions,
 ): Promise<BenchRow[]> {
-  const memory = `bench_r_${randomBytes(3).toString('hex')}`;
+  // HEDGEHOP_BENCH_PG_RECALL_MEMORY names a memory kept between runs (seeded by the first, as
+  // this function seeds, then reused while it holds `records` archive records): seeding 100,000
+  // records takes longer than measuring them.
+  const kept = process.env.HEDGEHOP_BENCH_PG_RECALL_MEMORY;
+  const memory = kept ?? `bench_r_${randomBytes(3).toString('hex')}`;
+  const client = await bareClient(url);
+  const seeded =
+    kept !== undefined &&
+    (await client
+      .query<{ n: string }>(`SELECT count(*) AS n FROM hedgehop_${memory}.archive WHERE kind = 'utterance'`)
+      .then((r) => Number(r.rows[0]?.n) === records)
+      .catch(() => false));
+  if (kept !== undefined && !seeded)
+    await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
   let db: MemoryDB = await openMemory(memoryUrl(url, memory), {
     durability: 'normal',
     dream: { auto: false },
   });
-  const client = await bareClient(url);
   try {
     const started = Date.now();
-    await seedRecords(db.primary(), records, options.log);
-    options.log(`postgres: seeded ${records} records in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (seeded) options.log(`postgres: reusing memory ${memory} (${records} records)`);
+    else {
+      await seedRecords(db.primary(), records, options.log);
+      options.log(`postgres: seeded ${records} records in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
     await db.close();
     db = await openMemory(memoryUrl(url, memory), { durability: 'normal', dream: { auto: false } });
     await client.query(`SET search_path TO hedgehop_${memory}`);
@@ -298,7 +313,8 @@ async function measureRecall(
     );
   } finally {
     await db.close().catch(() => undefined);
-    await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
+    if (kept === undefined)
+      await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
     await client.end();
   }
 }

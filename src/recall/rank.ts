@@ -366,7 +366,11 @@ async function addFeedback(
     .sort((a, b) => b[1].weight - a[1].weight)
     .slice(0, weights.feedbackTerms * 3);
   // Words in a large share of the index say little and make the second query slow.
-  const statistics = await tx.recall.termStatistics(strongest.map(([stemmed]) => stemmed));
+  // Only whether a word is held by more rows than the cap matters, so counting may stop there.
+  const statistics = await tx.recall.termStatistics(
+    strongest.map(([stemmed]) => stemmed),
+    Math.max(2, weights.feedbackMaxRows),
+  );
   const documents = statistics.documents;
   const maxFrequency = Math.max(2, Math.min(documents * weights.feedbackMaxShare, weights.feedbackMaxRows));
   for (const [stemmed, e] of strongest) {

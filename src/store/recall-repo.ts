@@ -214,9 +214,11 @@ export class RecallRepo {
    * FTS5 index changed without a report. Inside a write transaction (whose changes may still
    * roll back) nothing is remembered. `stems` are the terms the caller will ask about: an engine
    * whose reads are asynchronous reads them in one batch; this one reads each lazily (so
-   * `frequency` answers for any term).
+   * `frequency` answers for any term). `atMost` tells the engine that the caller only needs to
+   * know which frequencies exceed it: an engine may then report any frequency above it as
+   * any number above it (PostgreSQL stops counting at `atMost + 1`); this one reads FTS5's exact count anyway.
    */
-  termStatistics(_stems: readonly string[]): TermStatistics {
+  termStatistics(_stems: readonly string[], _atMost?: number): TermStatistics {
     const documents = this.approximateDocCount();
     if (this.#engine.writing) {
       const uncached = new Map<string, number>();

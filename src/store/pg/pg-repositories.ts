@@ -6,14 +6,17 @@ import { PgEngramRepo } from './engram-repo.js';
 import { PgIndexRepo } from './index-repo.js';
 import { PgKnowledgeRepo } from './knowledge-repo.js';
 import { PgRadialRepo } from './radial-repo.js';
-import { PgRecallRepo } from './recall-repo.js';
+import { PgRecallRepo, type TermCounts } from './recall-repo.js';
 import { PgReindexRepo } from './reindex-repo.js';
 import { PgVectorRepo } from './vector-repo.js';
 import { PgLeasesRepo } from './leases-repo.js';
 import type { PgQuery } from './pg-query.js';
 
-/** The repositories of one PostgreSQL transaction, each over that transaction's client. */
-export function pgRepositories(db: PgQuery): StoreTx {
+/**
+ * The repositories of one PostgreSQL transaction, each over that transaction's client.
+ * `termCounts`: the store's recall statistics kept across its reads (see {@link TermCounts}).
+ */
+export function pgRepositories(db: PgQuery, termCounts?: TermCounts): StoreTx {
   const vectors = new PgVectorRepo(db);
   const index = new PgIndexRepo(db, vectors);
   const conversation = new PgConversationRepo(db, index);
@@ -25,7 +28,7 @@ export function pgRepositories(db: PgQuery): StoreTx {
     conversation,
     radial: new PgRadialRepo(db, index),
     knowledge: new PgKnowledgeRepo(db, index),
-    recall: new PgRecallRepo(db),
+    recall: new PgRecallRepo(db, termCounts),
     reindex: new PgReindexRepo(db),
     engram: new PgEngramRepo(db),
     dream: new PgDreamRepo(db, index, conversation),

@@ -9,6 +9,7 @@ import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent, VERSION_TABLE }
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
 import { pgRepositories } from './pg-repositories.js';
+import { TermCounts } from './recall-repo.js';
 import { parsePgUrl, type PgTarget } from './pg-url.js';
 
 /** How a PostgreSQL memory is opened (the subset of `openMemory`'s options an engine needs). */
@@ -48,9 +49,9 @@ type Kind = 'read' | 'write';
 
 /** A seam callback as the engine runs it: handed the repositories over the transaction's client. */
 const seamWork =
-  <T>(work: TxWork<T>) =>
+  <T>(work: TxWork<T>, termCounts?: TermCounts) =>
   async (db: PgQuery, isLive: () => boolean): Promise<T> =>
-    work(liveTx(pgRepositories(db), isLive));
+    work(liveTx(pgRepositories(db, termCounts), isLive));
 
 /** A {@link StoreTx} that refuses use once its transaction's callback has settled. */
 function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
@@ -143,6 +144,8 @@ export class PgStore implements StoreSeam {
   #closed = false;
   #migratedFrom = 0;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Recall's term counts, kept across reads while the server's snapshot stays the same. */
+  readonly #termCounts = new TermCounts();
   /** Pool clients not handed out by {@link PgStore.#slot}; callers beyond them wait in {@link PgStore.#queue}. */
   #free: number;
   readonly #queue: (() => void)[] = [];
@@ -287,7 +290,7 @@ export class PgStore implements StoreSeam {
 
   /** Runs `work` against one consistent snapshot (`REPEATABLE READ READ ONLY`). */
   read<T>(context: string, work: TxWork<T>): Promise<T> {
-    return this.#track(this.#transaction('read', context, seamWork(work)));
+    return this.#track(this.#transaction('read', context, seamWork(work, this.#termCounts)));
   }
 
   /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */

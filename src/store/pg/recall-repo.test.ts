@@ -3,6 +3,7 @@ import { stem, tokenize } from '../../core/index-terms.js';
 import type { IndexDoc } from '../index-repo.js';
 import type { DocRow, MatchedDoc } from '../recall-repo.js';
 import type { Awaitable } from '../seam.js';
+import { PgRecallRepo, TermCounts } from './recall-repo.js';
 import { openPair, type EnginePair, type Repos } from '../../../test/helpers/pg-pair.js';
 import { startPgServer, type PgServer } from '../../../test/helpers/pg.js';
 
@@ -311,6 +312,68 @@ describe.skipIf(reason !== '')('PgIndexRepo + PgRecallRepo give what IndexRepo +
     const resolved = await same((r) => r.recall.resolve(rows));
     expect(resolved.size).toBe(6);
     expect(resolved.get(4)?.text).toBe('tea: green');
+  });
+
+  it('a read keeps its counts for later matches and reads, caps counts when asked, and counts afresh after a write', async () => {
+    await seed();
+    const terms = [stem('deploy'), stem('cat'), stem('garden'), '東京', 'nothing'];
+    const query = 'deploy cat garden 東京';
+    const expected = await pair.sqlite.read('expected', async (tx) => {
+      const statistics = await tx.recall.termStatistics(terms);
+      return {
+        documents: statistics.documents,
+        frequencies: terms.map((t) => statistics.frequency(t)),
+        match: await tx.recall.match(expressionOf(query), { agentId: 1 }, 50),
+      };
+    });
+    expect(expected.frequencies[0]).toBe(3);
+    const shared = new TermCounts();
+    /** One `store.read`-like snapshot on PostgreSQL: statistics (capped first, then exact), then a match. */
+    const onPg = async () => {
+      await pair.pg.db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const repo = new PgRecallRepo(pair.pg.db, shared);
+        const capped = await repo.termStatistics(terms, 1);
+        const statistics = await repo.termStatistics(terms);
+        const match = await repo.match(expressionOf(query), { agentId: 1 }, 50);
+        return {
+          capped: terms.map((t) => capped.frequency(t)),
+          documents: statistics.documents,
+          frequencies: terms.map((t) => statistics.frequency(t)),
+          match,
+        };
+      } finally {
+        await pair.pg.db.query('COMMIT');
+      }
+    };
+    for (let round = 0; round < 2; round++) {
+      const got = await onPg();
+      // Above the cap a count only says so (counting stopped at 2 in the first read; the second
+      // reuses the first's exact counts); at or below it, it is exact.
+      got.capped.forEach((count, i) => {
+        const exact = expected.frequencies[i] as number;
+        if (exact > 1) expect(count).toBe(round === 0 ? 2 : exact);
+        else expect(count).toBe(exact);
+      });
+      expect(got.frequencies).toEqual(expected.frequencies);
+      expect(got.documents).toBe(expected.documents);
+      expect(got.match.map((row) => ({ key: key(row), row: strip(row) }))).toEqual(
+        expected.match.map((row) => ({ key: key(row), row: strip(row) })),
+      );
+      got.match.forEach((row, i) => expect(row.bm25).toBeCloseTo(expected.match[i]!.bm25, 9));
+      expect(shared.snapshot).toBeDefined();
+    }
+    // A write makes a new snapshot: the kept counts are not used for it.
+    const before = shared.snapshot;
+    await same((r) => r.index.upsert({ ...docs()[0]!, ref: '100', text: 'deploy the cat' }));
+    const after = await onPg();
+    expect(shared.snapshot).not.toBe(before);
+    const fresh = await pair.sqlite.read('fresh', async (tx) => {
+      const statistics = await tx.recall.termStatistics(terms);
+      return terms.map((t) => statistics.frequency(t));
+    });
+    expect(fresh[0]).toBe(4);
+    expect(after.frequencies).toEqual(fresh);
   });
 
   it('refuses a match expression that is not quoted words joined by OR', async () => {

@@ -61,6 +61,23 @@ function doc(row: RawDoc): DocRow {
   });
 }
 
+/** The phrase table of a general match: each lexeme with its phrase's index, IDF and size. */
+function phraseColumns(phrases: readonly (readonly string[])[], idf: readonly number[]): unknown[] {
+  const phraseOf: number[] = [];
+  const lexemes: string[] = [];
+  const idfOf: number[] = [];
+  const sizeOf: number[] = [];
+  phrases.forEach((phrase, i) => {
+    for (const lexeme of phrase) {
+      phraseOf.push(i);
+      lexemes.push(lexeme);
+      idfOf.push(idf[i] ?? 1e-6);
+      sizeOf.push(phrase.length);
+    }
+  });
+  return [phraseOf, lexemes, idfOf, sizeOf];
+}
+
 /** Relations whose bytes are verbatim records (the rest of `search_*` is the derived index). */
 const VERBATIM = new Set([
   'archive',
@@ -73,6 +90,31 @@ const VERBATIM = new Set([
   'profiles',
 ]);
 
+/** Lexemes whose counts a {@link TermCounts} keeps at most (then it starts afresh). */
+const TERM_COUNTS_SIZE = 20_000;
+
+/**
+ * Document counts of lexemes kept across the reads of one store (one memory) for as long as
+ * nothing changed: they belong to one snapshot (`pg_current_snapshot()`, its xmin, xmax and
+ * in-progress transactions), and a read whose snapshot is the same sees the same rows, so their
+ * counts are the same. Any commit that took a transaction id anywhere on the server makes a new
+ * snapshot and so a fresh cache: it pays in bursts of reads (a server answering recall after
+ * recall), as SQLite's cache does until the file changes, and costs nothing otherwise.
+ */
+export class TermCounts {
+  snapshot: string | undefined;
+  readonly counts = new Map<string, { readonly count: number; readonly exact: boolean }>();
+
+  /** The counts of `snapshot`, emptied when it is another one. */
+  at(snapshot: string): Map<string, { readonly count: number; readonly exact: boolean }> {
+    if (this.snapshot !== snapshot || this.counts.size >= TERM_COUNTS_SIZE) {
+      this.snapshot = snapshot;
+      this.counts.clear();
+    }
+    return this.counts;
+  }
+}
+
 /**
  * The read side of the recall index on PostgreSQL (SQLite: src/store/recall-repo.ts), with the
  * same calls and results. Candidates come from the GIN index on `search_docs.body`; each is
@@ -83,79 +125,188 @@ const VERBATIM = new Set([
  */
 export class PgRecallRepo implements RecallRepository {
   readonly #db: PgQuery;
+  readonly #shared: TermCounts | undefined;
 
-  constructor(db: PgQuery) {
+  /** `shared`: counts kept across this store's reads (see {@link TermCounts}); none: this transaction's only. */
+  constructor(db: PgQuery, shared?: TermCounts) {
     this.#db = db;
+    this.#shared = shared;
   }
 
-  /** Rows FTS5 would count in its averages record: documents and tokens. */
-  async #totals(): Promise<{ rows: number; tokens: number }> {
-    const row = await first<{ rows: unknown; tokens: unknown }>(
+  /**
+   * What this transaction has counted so far: the index's totals, its largest rowid, and each
+   * lexeme's document count (`exact` false when counting stopped at a cap). Reused only when
+   * the transaction is one snapshot that cannot change under it (a `REPEATABLE READ READ ONLY`
+   * read, as every `store.read` is); in a write each call counts afresh.
+   */
+  #stable = false;
+  #known: { readonly rows: number; readonly tokens: number; readonly maxRowid: number } | undefined;
+  readonly #counts = new Map<string, { readonly count: number; readonly exact: boolean }>();
+
+  /**
+   * The totals, the largest rowid and the document counts of `lexemes` (each counted up to
+   * `atMost + 1` rows when `atMost` is given), in one statement; cached for the snapshot.
+   */
+  async #statistics(
+    lexemes: readonly string[],
+    atMost?: number,
+  ): Promise<{ rows: number; tokens: number; maxRowid: number; counts: Map<string, number> }> {
+    const counts = new Map<string, number>();
+    const wanted: string[] = [];
+    for (const lexeme of new Set(lexemes)) {
+      const cached = this.#stable ? this.#counts.get(lexeme) : undefined;
+      if (cached && (cached.exact || (atMost !== undefined && cached.count > atMost)))
+        counts.set(lexeme, cached.count);
+      else wanted.push(lexeme);
+    }
+    if (this.#stable && this.#known && wanted.length === 0) return { ...this.#known, counts };
+    const cap = atMost === undefined ? null : Math.max(0, Math.floor(atMost)) + 1;
+    // Counts kept from an earlier read are sent back unless its snapshot is this one's.
+    const shared = this.#shared?.snapshot === undefined ? undefined : this.#shared;
+    const kept = wanted.map((lexeme) => {
+      const entry = shared?.counts.get(lexeme);
+      return entry && (entry.exact || (cap !== null && entry.count >= cap)) ? entry.count : null;
+    });
+    const row = await first<{
+      rows: unknown;
+      tokens: unknown;
+      max: unknown;
+      stable: boolean;
+      snapshot: string;
+      counts: unknown[];
+    }>(
       this.#db,
-      'SELECT coalesce(sum(docs), 0) AS rows, coalesce(sum(tokens), 0) AS tokens FROM search_totals',
+      `WITH s AS MATERIALIZED (
+         SELECT pg_current_snapshot()::text AS snapshot,
+                current_setting('transaction_read_only') = 'on'
+                  AND current_setting('transaction_isolation') IN ('repeatable read', 'serializable') AS stable)
+       SELECT (SELECT coalesce(sum(docs), 0) FROM search_totals) AS rows,
+              (SELECT coalesce(sum(tokens), 0) FROM search_totals) AS tokens,
+              (SELECT max(rowid) FROM search_docs) AS max,
+              s.stable, s.snapshot,
+              ARRAY(SELECT CASE WHEN t.kept IS NOT NULL AND s.stable AND s.snapshot = $4 THEN t.kept
+                           ELSE (SELECT count(*) FROM (SELECT 1 FROM search_docs WHERE body @@ t.q::tsquery LIMIT $2) c) END
+                    FROM unnest($1::text[], $3::bigint[]) WITH ORDINALITY AS t(q, kept, i) ORDER BY t.i) AS counts
+       FROM s`,
+      [wanted.map(lexemeQuery), cap, kept, shared?.snapshot ?? null],
     );
-    return { rows: int(row?.rows ?? 0), tokens: int(row?.tokens ?? 0) };
+    const known = {
+      rows: int(row?.rows ?? 0),
+      tokens: int(row?.tokens ?? 0),
+      maxRowid: intOrNull(row?.max ?? null) ?? 0,
+    };
+    this.#stable = row?.stable === true;
+    if (this.#stable) this.#known = known;
+    const reused = this.#stable && shared !== undefined && row?.snapshot === shared.snapshot;
+    const keptExact = wanted.map((lexeme) => shared?.counts.get(lexeme)?.exact ?? false);
+    const keep = this.#stable && row ? this.#shared?.at(row.snapshot) : undefined;
+    wanted.forEach((lexeme, i) => {
+      const count = int(row?.counts[i] ?? 0);
+      counts.set(lexeme, count);
+      if (!this.#stable) return;
+      const exact = reused && kept[i] !== null ? (keptExact[i] ?? false) : cap === null || count < cap;
+      const entry = { count, exact };
+      this.#counts.set(lexeme, entry);
+      keep?.set(lexeme, entry);
+    });
+    return { ...known, counts };
   }
 
   /**
    * Rows matching the FTS5-style expression `match` (built by `src/recall/query.ts`, never user
-   * text; see {@link parseMatch}), best BM25 first, at most `limit`.
+   * text; see {@link parseMatch}), best BM25 first, at most `limit`. Two statements at most:
+   * the phrases' document counts and the totals (none when this snapshot counted them already,
+   * as {@link termStatistics} does for the words recall searches), then the scoring, which
+   * reads the matching rows once and looks at each row's query lexemes only (`setweight` marks
+   * them, `ts_filter` keeps them, so a row's other words are never unnested).
    */
   async match(match: string, filter: DocFilter, limit: number): Promise<MatchedDoc[]> {
     const phrases = parseMatch(match);
     if (phrases.length === 0) return [];
-    const totals = await this.#totals();
+    const single = phrases.every((phrase) => phrase.length === 1);
+    const cached = single && this.#stable && this.#known !== undefined;
+    let hits: number[];
+    let totals: { rows: number; tokens: number };
+    const exact = (lexeme: string): number | undefined => {
+      const entry = this.#counts.get(lexeme);
+      return entry?.exact ? entry.count : undefined;
+    };
+    if (cached && phrases.every((phrase) => exact(phrase[0] as string) !== undefined)) {
+      hits = phrases.map((phrase) => exact(phrase[0] as string) as number);
+      totals = this.#known as { rows: number; tokens: number };
+    } else if (single) {
+      const statistics = await this.#statistics(phrases.map((phrase) => phrase[0] as string));
+      hits = phrases.map((phrase) => statistics.counts.get(phrase[0] as string) ?? 0);
+      totals = statistics;
+    } else {
+      const row = await first<{ rows: unknown; tokens: unknown; hits: unknown[] }>(
+        this.#db,
+        `SELECT (SELECT coalesce(sum(docs), 0) FROM search_totals) AS rows,
+                (SELECT coalesce(sum(tokens), 0) FROM search_totals) AS tokens,
+                ARRAY(SELECT (SELECT count(*) FROM search_docs WHERE body @@ t.q::tsquery)
+                      FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i) AS hits`,
+        [phrases.map((phrase) => phrasesQuery([phrase]))],
+      );
+      totals = { rows: int(row?.rows ?? 0), tokens: int(row?.tokens ?? 0) };
+      hits = phrases.map((_, i) => int(row?.hits[i] ?? 0));
+    }
     if (totals.rows <= 0) return [];
-    const { rows: hits } = await this.#db.query<{ hits: unknown }>(
-      `SELECT (SELECT count(*) FROM search_docs WHERE body @@ q::tsquery) AS hits
-       FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY i`,
-      [phrases.map((phrase) => phrasesQuery([phrase]))],
-    );
-    const idf = hits.map((row) => bm25Idf(totals.rows, int(row.hits)));
-    const phraseOf: number[] = [];
-    const lexemes: string[] = [];
-    const idfOf: number[] = [];
-    const sizeOf: number[] = [];
-    phrases.forEach((phrase, i) => {
-      for (const lexeme of phrase) {
-        phraseOf.push(i);
-        lexemes.push(lexeme);
-        idfOf.push(idf[i] ?? 1e-6);
-        sizeOf.push(phrase.length);
-      }
-    });
-    const { rows } = await this.#db.query<RawDoc & { bm25: unknown }>(
-      `WITH q (phrase, lexeme, idf, size) AS (SELECT * FROM unnest($8::int[], $9::text[], $10::float8[], $11::int[])),
-       scored AS (
-         SELECT d.rowid, sum((p.idf * (p.tf * $12::float8))
-                  / (p.tf + $13::float8 * ($14::float8 + $15::float8 * d.body_len / $16::float8))) AS bm25
-         FROM search_docs d
-         CROSS JOIN LATERAL (
-           SELECT q.phrase, max(q.idf) AS idf, count(*) AS n, max(q.size) AS size,
-                  min(coalesce((d.heavy ->> u.lexeme)::float8, cardinality(u.positions)::float8)) AS tf
-           FROM unnest(d.body) AS u JOIN q ON q.lexeme = u.lexeme
-           GROUP BY q.phrase
-         ) p
-         WHERE d.body @@ $17::tsquery AND ${FILTER_SQL} AND p.n = p.size
-         GROUP BY d.rowid
-       )
-       SELECT ${DOC_COLUMNS}, s.bm25 FROM scored s JOIN search_docs d ON d.rowid = s.rowid
-       ORDER BY s.bm25 DESC, d.rowid LIMIT $18`,
-      [
-        ...filterValues(filter),
-        phraseOf,
-        lexemes,
-        idfOf,
-        sizeOf,
-        BM25_K1 + 1.0,
-        BM25_K1,
-        1 - BM25_B,
-        BM25_B,
-        totals.tokens / totals.rows,
-        phrasesQuery(phrases),
-        sqlLimit(limit),
-      ],
-    );
+    const idf = hits.map((count) => bm25Idf(totals.rows, count));
+    const constants = [BM25_K1 + 1.0, BM25_K1, 1 - BM25_B, BM25_B, totals.tokens / totals.rows];
+    const all = [...new Set(phrases.flat())];
+    // A lexeme named by several phrases counts once per phrase, as in FTS5's sum.
+    const idfOfLexeme = new Map<string, number>();
+    if (single)
+      phrases.forEach((phrase, i) => {
+        const lexeme = phrase[0] as string;
+        idfOfLexeme.set(lexeme, (idfOfLexeme.get(lexeme) ?? 0) + (idf[i] ?? 1e-6));
+      });
+    const { rows } = single
+      ? await this.#db.query<RawDoc & { bm25: unknown }>(
+          `SELECT * FROM (
+             SELECT ${DOC_COLUMNS},
+               (SELECT sum(($10::float8[])[array_position($9::text[], u.lexeme)] * (f.tf * $11::float8)
+                         / (f.tf + $12::float8 * ($13::float8 + $14::float8 * d.body_len / $15::float8)))
+                FROM unnest(ts_filter(setweight(d.body, 'A', $9::text[]), '{a}')) AS u
+                CROSS JOIN LATERAL (SELECT coalesce((d.heavy ->> u.lexeme)::float8, cardinality(u.positions)::float8) AS tf) f
+               ) AS bm25
+             FROM search_docs d
+             WHERE d.body @@ $8::tsquery AND ${FILTER_SQL}) s
+           ORDER BY s.bm25 DESC, s.rowid LIMIT $16`,
+          [
+            ...filterValues(filter),
+            phrasesQuery(phrases),
+            [...idfOfLexeme.keys()],
+            [...idfOfLexeme.values()],
+            ...constants,
+            sqlLimit(limit),
+          ],
+        )
+      : await this.#db.query<RawDoc & { bm25: unknown }>(
+          `WITH q (phrase, lexeme, idf, size) AS (SELECT * FROM unnest($9::int[], $10::text[], $11::float8[], $12::int[]))
+           SELECT * FROM (
+             SELECT ${DOC_COLUMNS},
+               (SELECT sum((p.idf * (p.tf * $14::float8))
+                         / (p.tf + $15::float8 * ($16::float8 + $17::float8 * d.body_len / $18::float8)))
+                FROM (SELECT max(q.idf) AS idf, count(*) AS n, max(q.size) AS size,
+                             min(coalesce((d.heavy ->> u.lexeme)::float8, cardinality(u.positions)::float8)) AS tf
+                      FROM unnest(ts_filter(setweight(d.body, 'A', $13::text[]), '{a}')) AS u
+                      JOIN q ON q.lexeme = u.lexeme
+                      GROUP BY q.phrase) p
+                WHERE p.n = p.size) AS bm25
+             FROM search_docs d
+             WHERE d.body @@ $8::tsquery AND ${FILTER_SQL}) s
+           WHERE s.bm25 IS NOT NULL
+           ORDER BY s.bm25 DESC, s.rowid LIMIT $19`,
+          [
+            ...filterValues(filter),
+            phrasesQuery(phrases),
+            ...phraseColumns(phrases, idf),
+            all,
+            ...constants,
+            sqlLimit(limit),
+          ],
+        );
     return rows.map((row) => ({ ...doc(row), bm25: Number(row.bm25 ?? 0) }));
   }
 
@@ -207,22 +358,19 @@ export class PgRecallRepo implements RecallRepository {
 
   /**
    * Term statistics for ranking: the document count, and the document frequencies of `stems`
-   * (the terms the caller will ask about), read in one statement. `frequency` answers 0 for any
-   * other term, as the seam allows (a server cannot be asked synchronously).
+   * (the terms the caller will ask about), read in one statement with the index totals, and kept
+   * for the rest of the snapshot (a later {@link match} of the same words counts nothing again).
+   * With `atMost`, a frequency above it may be reported as any number above it (counting stops
+   * at `atMost + 1`, so a common word costs no more than a rare one). `frequency` answers 0 for any other term, as
+   * the seam allows (a server cannot be asked synchronously).
    */
-  async termStatistics(stems: readonly string[]): Promise<TermStatistics> {
-    const documents = await this.approximateDocCount();
+  async termStatistics(stems: readonly string[], atMost?: number): Promise<TermStatistics> {
     const wanted = [...new Set(stems)].filter((t) => t.length > 0);
+    const lexemeOfStem = new Map(wanted.map((t) => [t, fitLexeme(t)]));
+    const statistics = await this.#statistics([...lexemeOfStem.values()], atMost);
     const known = new Map<string, number>();
-    if (wanted.length > 0) {
-      const { rows } = await this.#db.query<{ term: string; count: unknown }>(
-        `SELECT t.term, (SELECT count(*) FROM search_docs WHERE body @@ t.q::tsquery) AS count
-         FROM unnest($1::text[], $2::text[]) AS t(term, q)`,
-        [wanted, wanted.map((t) => lexemeQuery(fitLexeme(t)))],
-      );
-      for (const row of rows) known.set(row.term, int(row.count));
-    }
-    return { documents, frequency: (term) => known.get(term) ?? 0 };
+    for (const [term, lexeme] of lexemeOfStem) known.set(term, statistics.counts.get(lexeme) ?? 0);
+    return { documents: statistics.maxRowid, frequency: (term) => known.get(term) ?? 0 };
   }
 
   /** An upper estimate of the number of index rows, in constant time (the largest rowid). */
@@ -314,11 +462,17 @@ export class PgRecallRepo implements RecallRepository {
     return out;
   }
 
-  /** The first `limit` archive rows of a topic (a turn's records), in slot order. */
+  /**
+   * The first `limit` archive rows of a topic (a turn's records), in slot order. The topic is
+   * named as a range of one value, so that the `(topic_id, rowid)` index gives the order: with
+   * `topic_id = $1` the planner may walk the primary key in rowid order instead, filtering every
+   * row before the topic's (a late turn of a large memory: O(rows) instead of O(limit)).
+   */
   async topicRecords(topicId: string, limit: number): Promise<DocRow[]> {
     const { rows } = await this.#db.query<RawDoc>(
-      `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.topic_id = $1 AND d.layer = 'archive'
-       ORDER BY d.rowid LIMIT $2`,
+      `SELECT ${DOC_COLUMNS} FROM search_docs d
+       WHERE d.topic_id >= $1 AND d.topic_id <= $1 AND d.layer = 'archive'
+       ORDER BY d.topic_id, d.rowid LIMIT $2`,
       [topicId, sqlLimit(limit)],
     );
     return rows.map(doc);
