@@ -7,16 +7,13 @@
  *   (`synchronous_commit = off`, the baseline's session likewise);
  * - recall at 100,000 archive records (quick: 10,000) against the bare
  *   `body @@ tsquery ORDER BY ts_rank LIMIT 10` over the same index texts;
- * - commit throughput of 4 writer processes (and 2) against one, each committing radial tasks
- *   into one memory in shared mode.
+ * - commit throughput of 4 writer processes (and 2) against one, each an agent of its own
+ *   committing radial tasks into one memory in shared mode, started together once warm.
  *
  * Needs a server: `HEDGEHOP_BENCH_PG_URL`, else a throwaway one (bench/postgres-server.ts);
  * without either the module reports nothing and says why.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openMemory, type MemoryDB } from '../src/api/memory-db.js';
 import type { Agent } from '../src/api/agent.js';
@@ -32,13 +29,13 @@ import {
   type BenchOptions,
   type BenchRow,
 } from './harness.js';
+import { writerRound, type RoundResult, type WriterPlan } from './multiprocess.js';
 import { benchPgServer } from './postgres-server.js';
 import { question, sentence } from './recall.js';
 import { fullTurn } from './turn.js';
 
 type Durability = 'full' | 'normal';
 
-const child = join(dirname(fileURLToPath(import.meta.url)), 'children', 'timed-writer.js');
 /** Commits one full turn makes (search, 3 appends, 2 plan writes, update): its baseline's INSERTs. */
 const COMMITS_PER_TURN = 7;
 
@@ -303,47 +300,17 @@ async function measureRecall(
   }
 }
 
-interface WriterResult {
-  readonly elapsedMs: number;
-  readonly latencies: number[];
-}
+/** How the writer processes of the throughput rounds commit (see {@link measureWriters}). */
+const WRITERS: WriterPlan = { warmup: 10, agent: 'own' };
 
-function runWriter(url: string, prefix: string, count: number): Promise<WriterResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child, url, prefix, String(count)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    proc.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`writer ${prefix} exited with ${code}`));
-      else resolve(JSON.parse(out.trim()) as WriterResult);
-    });
-  });
-}
-
-/** Commits per second of `writers` processes writing one memory at once (their own timing, after startup). */
-async function writerRound(
-  url: string,
-  writers: number,
-  perWriter: number,
-): Promise<{ throughput: number; p50: number; p99: number }> {
+/** Commits per second of `writers` processes writing one fresh memory at once, started together once warm. */
+async function writersOnce(url: string, writers: number, durationMs: number): Promise<RoundResult> {
   const memory = `bench_m_${randomBytes(3).toString('hex')}`;
   const target = memoryUrl(url, memory);
   const db = await openMemory(target);
   await db.close();
   try {
-    const results = await Promise.all(
-      Array.from({ length: writers }, (_, i) => runWriter(target, `w${i}`, perWriter)),
-    );
-    const latencies = results.flatMap((r) => r.latencies);
-    // The slowest writer's own span: from its first commit to its last (process startup excluded).
-    const span = Math.max(...results.map((r) => r.elapsedMs));
-    return {
-      throughput: (writers * perWriter) / (span / 1000),
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-    };
+    return await writerRound(target, writers, { ...WRITERS, durationMs });
   } finally {
     const client = await bareClient(url);
     await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
@@ -351,35 +318,41 @@ async function writerRound(
   }
 }
 
+/**
+ * Commit throughput of 1, 2 and 4 writer processes on one memory: a fleet of agents (one per
+ * process, as one agent per app server), each committing radial tasks on its own line for
+ * `durationMs`. Rounds rotate the order of 1, 2 and 4 so that the machine's other load hits each
+ * alike; the figures are medians over the rounds, and the ratio is also given round by round.
+ */
 async function measureWriters(
   url: string,
-  perWriter: number,
+  durationMs: number,
   rounds: number,
   options: BenchOptions,
 ): Promise<BenchRow[]> {
-  const samples = new Map<number, { throughput: number; p50: number; p99: number }[]>();
-  // Rounds alternate 1, 2, 4 writers so that noise from other processes hits each alike.
+  const counts = [1, 2, 4];
+  const samples = new Map<number, RoundResult[]>(counts.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const writers of [1, 2, 4]) {
-      const result = await writerRound(url, writers, perWriter);
+    const order = [...counts.slice(r % counts.length), ...counts.slice(0, r % counts.length)];
+    for (const writers of order) {
+      const result = await writersOnce(url, writers, durationMs);
       options.log(
-        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(0)} commits/s, p99 ${result.p99.toFixed(2)} ms`,
+        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(1)} commits/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
       );
-      samples.set(writers, [...(samples.get(writers) ?? []), result]);
+      samples.get(writers)?.push(result);
     }
   }
-  const summary = (writers: number): { throughput: number; p50: number; p99: number } => {
-    const list = samples.get(writers) ?? [];
-    return {
-      throughput: median(list.map((s) => s.throughput)),
-      p50: median(list.map((s) => s.p50)),
-      p99: median(list.map((s) => s.p99)),
-    };
-  };
+  const of = (writers: number): RoundResult[] => samples.get(writers) ?? [];
+  const summary = (writers: number): RoundResult => ({
+    throughput: median(of(writers).map((s) => s.throughput)),
+    p50: median(of(writers).map((s) => s.p50)),
+    p99: median(of(writers).map((s) => s.p99)),
+  });
   const single = summary(1);
-  return [1, 2, 4].flatMap((writers): BenchRow[] => {
+  return counts.flatMap((writers): BenchRow[] => {
     const result = summary(writers);
-    const name = `${writers} writer process(es), ${perWriter} completeTask commits each, durability full`;
+    const perRound = of(writers).map((s, r) => (s.throughput / (of(1)[r]?.throughput ?? NaN)).toFixed(2));
+    const name = `${writers} writer process(es) (one agent each), ${durationMs / 1000} s of completeTask commits, durability full`;
     return [
       {
         bench: 'postgres',
@@ -389,7 +362,7 @@ async function measureWriters(
         unit: 'commits/s',
         baseline: single.throughput,
         ratio: result.throughput / single.throughput,
-        note: `median of ${rounds} rounds`,
+        note: `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}`,
       },
       {
         bench: 'postgres',
@@ -420,7 +393,7 @@ export const runPostgres: BenchModule = async (options) => {
       rows.push(...(await measureWrites(server.url, durability, iterations, options)));
     rows.push(...(await measureRecall(server.url, records, iterations, options)));
     rows.push(
-      ...(await measureWriters(server.url, options.quick ? 60 : 200, options.quick ? 1 : 3, options)),
+      ...(await measureWriters(server.url, options.quick ? 2_000 : 5_000, options.quick ? 3 : 5, options)),
     );
     return {
       name: 'postgres',
@@ -428,7 +401,7 @@ export const runPostgres: BenchModule = async (options) => {
       notes: [
         `measured on ${server.description}`,
         'each pair interleaved call by call in one process; writes and recall on one pool connection at a time',
-        `writer processes: bench/children/timed-writer.ts, each on its own line of one memory (shared mode)`,
+        'writer processes: bench/children/timed-writer.ts (driver in bench/multiprocess.ts), each an agent of its own on its own line of one memory (shared mode), started together after 10 warm-up commits',
       ],
     };
   } finally {
