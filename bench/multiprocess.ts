@@ -111,6 +111,38 @@ async function round(writers: number, perWriter: number): Promise<RoundResult> {
   }
 }
 
+/** A round's throughput and commit p99 as rows, with ratios to the single writer's round. */
+export function scalingRows(
+  bench: string,
+  name: string,
+  result: RoundResult,
+  single: RoundResult,
+  note?: string,
+): BenchRow[] {
+  return [
+    {
+      bench,
+      case: name,
+      metric: 'throughput',
+      value: result.throughput,
+      unit: 'commits/s',
+      baseline: single.throughput,
+      ratio: result.throughput / single.throughput,
+      ...(note === undefined ? {} : { note }),
+    },
+    {
+      bench,
+      case: name,
+      metric: 'commit p99',
+      value: result.p99,
+      unit: 'ms',
+      baseline: single.p99,
+      ratio: result.p99 / single.p99,
+      note: `p50 ${result.p50.toFixed(2)} ms`,
+    },
+  ];
+}
+
 /** Shared-mode write scaling across processes. */
 export const runMultiprocess: BenchModule = async (options) => {
   const perWriter = options.quick ? 60 : 300;
@@ -123,25 +155,12 @@ export const runMultiprocess: BenchModule = async (options) => {
       `multiprocess: ${writers} writers ${result.throughput.toFixed(0)} commits/s, p99 ${result.p99.toFixed(2)} ms`,
     );
     rows.push(
-      {
-        bench: 'multiprocess',
-        case: `${writers} writer process(es), ${perWriter} commits each`,
-        metric: 'throughput',
-        value: result.throughput,
-        unit: 'commits/s',
-        baseline: single.throughput,
-        ratio: result.throughput / single.throughput,
-      },
-      {
-        bench: 'multiprocess',
-        case: `${writers} writer process(es), ${perWriter} commits each`,
-        metric: 'commit p99',
-        value: result.p99,
-        unit: 'ms',
-        baseline: single.p99,
-        ratio: result.p99 / single.p99,
-        note: `p50 ${result.p50.toFixed(2)} ms`,
-      },
+      ...scalingRows(
+        'multiprocess',
+        `${writers} writer process(es), ${perWriter} commits each`,
+        result,
+        single,
+      ),
     );
   }
   return {

@@ -29,9 +29,10 @@ import {
   type BenchOptions,
   type BenchRow,
 } from './harness.js';
-import { writerRound, type RoundResult, type WriterPlan } from './multiprocess.js';
+import { scalingRows, writerRound, type RoundResult, type WriterPlan } from './multiprocess.js';
+import { ratioRows } from './floor.js';
 import { benchPgServer } from './postgres-server.js';
-import { question, sentence } from './recall.js';
+import { question, seedArchive, sentence } from './recall.js';
 import { fullTurn } from './turn.js';
 
 type Durability = 'full' | 'normal';
@@ -78,30 +79,13 @@ const INSERT_ROW = "INSERT INTO rows (content, body) VALUES ($1, to_tsvector('si
 const INSERT_NODE =
   "INSERT INTO nodes (label, summary, context, body) VALUES ($1, $2, $3, to_tsvector('simple', $1 || ' ' || $2 || ' ' || $3))";
 
-function pairRows(
+/** A pair's timing as rows (p50 and p99 of each side, ratios): bench/floor.ts' rows, the median named p50. */
+const pairRows = (
   bench: string,
   name: string,
   result: { subject: number[]; baseline: number[] },
-  note?: string,
-): BenchRow[] {
-  const p50 = median(result.subject);
-  const p99 = percentile(result.subject, 99);
-  const b50 = median(result.baseline);
-  const b99 = percentile(result.baseline, 99);
-  return [
-    {
-      bench,
-      case: name,
-      metric: 'p50',
-      value: p50,
-      unit: 'ms',
-      baseline: b50,
-      ratio: p50 / b50,
-      ...(note ? { note } : {}),
-    },
-    { bench, case: name, metric: 'p99', value: p99, unit: 'ms', baseline: b99, ratio: p99 / b99 },
-  ];
-}
+  note: string,
+): BenchRow[] => ratioRows(bench, name, result, note, 'p50');
 
 function logPair(
   options: BenchOptions,
@@ -220,30 +204,10 @@ async function measureWrites(
   return rows;
 }
 
-const RECORDS_PER_TURN = 5_000;
-
 async function seedRecords(agent: Agent, records: number, log: (line: string) => void): Promise<void> {
-  const rng = seededRandom(7);
-  let written = 0;
-  let scene = 0;
-  const t0 = Date.UTC(2024, 0, 1);
-  while (written < records) {
-    await agent.search(scene % 10 === 0 ? { newScene: true } : {});
-    const count = Math.min(RECORDS_PER_TURN, records - written);
-    const at = t0 + written * 60_000;
-    await agent.appendArchiveMany(
-      Array.from({ length: count }, (_, i) => ({
-        kind: 'utterance' as const,
-        role: i % 2 === 0 ? ('user' as const) : ('agent' as const),
-        content: sentence(rng, 8, 30),
-        createdAt: at + i,
-      })),
-    );
-    await agent.update({ outcome: 'done', createdAt: at + count });
-    written += count;
-    scene++;
+  await seedArchive(agent, seededRandom(7), records, Date.UTC(2024, 0, 1), (written) => {
     if (written % 20_000 === 0) log(`postgres: seeded ${written}/${records} archive records`);
-  }
+  });
 }
 
 /** recall and searchIndex against the bare ts_rank top 10 over the same index texts. */
@@ -353,28 +317,13 @@ async function measureWriters(
     const result = summary(writers);
     const perRound = of(writers).map((s, r) => (s.throughput / (of(1)[r]?.throughput ?? NaN)).toFixed(2));
     const name = `${writers} writer process(es) (one agent each), ${durationMs / 1000} s of completeTask commits, durability full`;
-    return [
-      {
-        bench: 'postgres',
-        case: name,
-        metric: 'throughput',
-        value: result.throughput,
-        unit: 'commits/s',
-        baseline: single.throughput,
-        ratio: result.throughput / single.throughput,
-        note: `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}`,
-      },
-      {
-        bench: 'postgres',
-        case: name,
-        metric: 'commit p99',
-        value: result.p99,
-        unit: 'ms',
-        baseline: single.p99,
-        ratio: result.p99 / single.p99,
-        note: `p50 ${result.p50.toFixed(2)} ms`,
-      },
-    ];
+    return scalingRows(
+      'postgres',
+      name,
+      result,
+      single,
+      `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}`,
+    );
   });
 }
 
