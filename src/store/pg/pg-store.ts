@@ -28,6 +28,8 @@ export interface PgStoreOptions {
 /** How many times a read is run again after its connection was lost (a write never is, once sent). */
 const CONNECTION_RETRIES = 3;
 const RETRY_DELAY_MS = 100;
+/** How long {@link PgStore.exists} waits to open its connection (it has no busy timeout to go by). */
+const EXISTS_CONNECT_TIMEOUT_MS = 5000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -191,7 +193,12 @@ export class PgStore implements StoreSeam {
   /** True when `url` names a memory that exists on its server (a versioned schema). */
   static async exists(url: string): Promise<boolean> {
     const target = parsePgUrl(url);
-    const client = new pg.Client({ connectionString: target.connectionString, types, ...KEEP_ALIVE });
+    const client = new pg.Client({
+      connectionString: target.connectionString,
+      types,
+      ...KEEP_ALIVE,
+      connectionTimeoutMillis: EXISTS_CONNECT_TIMEOUT_MS,
+    });
     client.on('error', () => undefined);
     boundQueries(client, queryTimeoutMs(target.queryTimeoutMs, 0));
     try {
