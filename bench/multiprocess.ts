@@ -1,8 +1,10 @@
 /**
  * Several processes writing one file in shared mode: commit throughput and p99 latency with 1, 2
- * and 4 writer processes, as ratios to the single-process figure of the same run.
+ * and 4 writer processes, as ratios to the single-process figure of the same run. The writer
+ * driver ({@link writerRound}) is shared with the PostgreSQL engine's bench (bench/postgres.ts).
  */
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../src/index.js';
@@ -10,49 +12,135 @@ import { percentile, tempDir, type BenchModule, type BenchRow } from './harness.
 
 const child = join(dirname(fileURLToPath(import.meta.url)), 'children', 'timed-writer.js');
 
-interface WriterResult {
+/** What one writer process (bench/children/timed-writer.ts) reports. */
+export interface WriterResult {
   readonly elapsedMs: number;
+  readonly commits: number;
   readonly latencies: number[];
 }
 
-function runWriter(path: string, prefix: string, count: number): Promise<WriterResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child, path, prefix, String(count)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    proc.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`writer ${prefix} exited with ${code}`));
-      else resolve(JSON.parse(out.trim()) as WriterResult);
-    });
-  });
+/** How each writer of a round commits. */
+export interface WriterPlan {
+  /** Commits each writer makes (ignored when `durationMs` is given). */
+  readonly commits?: number;
+  /** Each writer commits for this long instead of a fixed number of times. */
+  readonly durationMs?: number;
+  /** Untimed commits each writer makes before the round starts. */
+  readonly warmup?: number;
+  /** `own`: each writer is an agent of its own; `primary` (default): all write as the primary agent. */
+  readonly agent?: 'own' | 'primary';
 }
 
-async function round(
-  writers: number,
-  perWriter: number,
-): Promise<{ throughput: number; p50: number; p99: number }> {
+/** Commits per second of a round, and the latency of its commits. */
+export interface RoundResult {
+  readonly throughput: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+interface Writer {
+  readonly ready: Promise<void>;
+  readonly done: Promise<WriterResult>;
+  go(): void;
+}
+
+function startWriter(path: string, prefix: string, plan: WriterPlan): Writer {
+  const proc = spawn(
+    process.execPath,
+    [
+      child,
+      path,
+      prefix,
+      String(plan.commits ?? 100),
+      String(plan.durationMs ?? 0),
+      String(plan.warmup ?? 0),
+      plan.agent ?? 'primary',
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  // A writer that died before the start signal would make the signal an EPIPE; its exit code says why.
+  proc.stdin.on('error', () => undefined);
+  const lines: string[] = [];
+  let signalReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (signalReady = resolve));
+  createInterface({ input: proc.stdout }).on('line', (line) => {
+    if (line === 'ready') signalReady();
+    else lines.push(line);
+  });
+  const done = new Promise<WriterResult>((resolve, reject) => {
+    proc.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`writer ${prefix} exited with ${code}`));
+      else resolve(JSON.parse(lines.join('').trim()) as WriterResult);
+    });
+  });
+  return { ready: Promise.race([ready, done.then(() => undefined)]), done, go: () => proc.stdin.end('go\n') };
+}
+
+/**
+ * Runs `writers` writer processes on the memory at `path` at once: each opens it, makes its
+ * warm-up commits and reports ready; once all are, they are started together, so process start-up
+ * and warm-up are outside the timing and the writers overlap for the whole round. The throughput
+ * is all commits over the longest writer's own span (from the start signal to its last commit).
+ */
+export async function writerRound(path: string, writers: number, plan: WriterPlan): Promise<RoundResult> {
+  const started = Array.from({ length: writers }, (_, i) => startWriter(path, `w${i}`, plan));
+  try {
+    await Promise.all(started.map((w) => w.ready));
+  } finally {
+    for (const writer of started) writer.go();
+  }
+  const results = await Promise.all(started.map((w) => w.done));
+  const latencies = results.flatMap((r) => r.latencies);
+  const span = Math.max(...results.map((r) => r.elapsedMs));
+  return {
+    throughput: results.reduce((sum, r) => sum + r.commits, 0) / (span / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+async function round(writers: number, perWriter: number): Promise<RoundResult> {
   const { dir, cleanup } = tempDir();
   try {
     const path = join(dir, 'shared.db');
     const db = await openMemory(path);
     await db.close();
-    const started = performance.now();
-    const results = await Promise.all(
-      Array.from({ length: writers }, (_, i) => runWriter(path, `w${i}`, perWriter)),
-    );
-    const wall = performance.now() - started;
-    const startup = Math.max(...results.map((r) => wall - r.elapsedMs));
-    const latencies = results.flatMap((r) => r.latencies);
-    return {
-      throughput: (writers * perWriter) / ((wall - Math.max(0, startup)) / 1000),
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-    };
+    return await writerRound(path, writers, { commits: perWriter });
   } finally {
     cleanup();
   }
+}
+
+/** A round's throughput and commit p99 as rows, with ratios to the single writer's round. */
+export function scalingRows(
+  bench: string,
+  name: string,
+  result: RoundResult,
+  single: RoundResult,
+  note?: string,
+): BenchRow[] {
+  return [
+    {
+      bench,
+      case: name,
+      metric: 'throughput',
+      value: result.throughput,
+      unit: 'commits/s',
+      baseline: single.throughput,
+      ratio: result.throughput / single.throughput,
+      ...(note === undefined ? {} : { note }),
+    },
+    {
+      bench,
+      case: name,
+      metric: 'commit p99',
+      value: result.p99,
+      unit: 'ms',
+      baseline: single.p99,
+      ratio: result.p99 / single.p99,
+      note: `p50 ${result.p50.toFixed(2)} ms`,
+    },
+  ];
 }
 
 /** Shared-mode write scaling across processes. */
@@ -67,25 +155,12 @@ export const runMultiprocess: BenchModule = async (options) => {
       `multiprocess: ${writers} writers ${result.throughput.toFixed(0)} commits/s, p99 ${result.p99.toFixed(2)} ms`,
     );
     rows.push(
-      {
-        bench: 'multiprocess',
-        case: `${writers} writer process(es), ${perWriter} commits each`,
-        metric: 'throughput',
-        value: result.throughput,
-        unit: 'commits/s',
-        baseline: single.throughput,
-        ratio: result.throughput / single.throughput,
-      },
-      {
-        bench: 'multiprocess',
-        case: `${writers} writer process(es), ${perWriter} commits each`,
-        metric: 'commit p99',
-        value: result.p99,
-        unit: 'ms',
-        baseline: single.p99,
-        ratio: result.p99 / single.p99,
-        note: `p50 ${result.p50.toFixed(2)} ms`,
-      },
+      ...scalingRows(
+        'multiprocess',
+        `${writers} writer process(es), ${perWriter} commits each`,
+        result,
+        single,
+      ),
     );
   }
   return {

@@ -7,16 +7,13 @@
  *   (`synchronous_commit = off`, the baseline's session likewise);
  * - recall at 100,000 archive records (quick: 10,000) against the bare
  *   `body @@ tsquery ORDER BY ts_rank LIMIT 10` over the same index texts;
- * - commit throughput of 4 writer processes (and 2) against one, each committing radial tasks
- *   into one memory in shared mode.
+ * - commit throughput of 4 writer processes (and 2) against one, each an agent of its own
+ *   committing radial tasks into one memory in shared mode, started together once warm.
  *
  * Needs a server: `HEDGEHOP_BENCH_PG_URL`, else a throwaway one (bench/postgres-server.ts);
  * without either the module reports nothing and says why.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openMemory, type MemoryDB } from '../src/api/memory-db.js';
 import type { Agent } from '../src/api/agent.js';
@@ -32,13 +29,14 @@ import {
   type BenchOptions,
   type BenchRow,
 } from './harness.js';
+import { scalingRows, writerRound, type RoundResult, type WriterPlan } from './multiprocess.js';
+import { ratioRows } from './floor.js';
 import { benchPgServer } from './postgres-server.js';
-import { question, sentence } from './recall.js';
+import { question, seedArchive, sentence } from './recall.js';
 import { fullTurn } from './turn.js';
 
 type Durability = 'full' | 'normal';
 
-const child = join(dirname(fileURLToPath(import.meta.url)), 'children', 'timed-writer.js');
 /** Commits one full turn makes (search, 3 appends, 2 plan writes, update): its baseline's INSERTs. */
 const COMMITS_PER_TURN = 7;
 
@@ -81,30 +79,13 @@ const INSERT_ROW = "INSERT INTO rows (content, body) VALUES ($1, to_tsvector('si
 const INSERT_NODE =
   "INSERT INTO nodes (label, summary, context, body) VALUES ($1, $2, $3, to_tsvector('simple', $1 || ' ' || $2 || ' ' || $3))";
 
-function pairRows(
+/** A pair's timing as rows (p50 and p99 of each side, ratios): bench/floor.ts' rows, the median named p50. */
+const pairRows = (
   bench: string,
   name: string,
   result: { subject: number[]; baseline: number[] },
-  note?: string,
-): BenchRow[] {
-  const p50 = median(result.subject);
-  const p99 = percentile(result.subject, 99);
-  const b50 = median(result.baseline);
-  const b99 = percentile(result.baseline, 99);
-  return [
-    {
-      bench,
-      case: name,
-      metric: 'p50',
-      value: p50,
-      unit: 'ms',
-      baseline: b50,
-      ratio: p50 / b50,
-      ...(note ? { note } : {}),
-    },
-    { bench, case: name, metric: 'p99', value: p99, unit: 'ms', baseline: b99, ratio: p99 / b99 },
-  ];
-}
+  note: string,
+): BenchRow[] => ratioRows(bench, name, result, note, 'p50');
 
 function logPair(
   options: BenchOptions,
@@ -223,30 +204,10 @@ async function measureWrites(
   return rows;
 }
 
-const RECORDS_PER_TURN = 5_000;
-
 async function seedRecords(agent: Agent, records: number, log: (line: string) => void): Promise<void> {
-  const rng = seededRandom(7);
-  let written = 0;
-  let scene = 0;
-  const t0 = Date.UTC(2024, 0, 1);
-  while (written < records) {
-    await agent.search(scene % 10 === 0 ? { newScene: true } : {});
-    const count = Math.min(RECORDS_PER_TURN, records - written);
-    const at = t0 + written * 60_000;
-    await agent.appendArchiveMany(
-      Array.from({ length: count }, (_, i) => ({
-        kind: 'utterance' as const,
-        role: i % 2 === 0 ? ('user' as const) : ('agent' as const),
-        content: sentence(rng, 8, 30),
-        createdAt: at + i,
-      })),
-    );
-    await agent.update({ outcome: 'done', createdAt: at + count });
-    written += count;
-    scene++;
+  await seedArchive(agent, seededRandom(7), records, Date.UTC(2024, 0, 1), (written) => {
     if (written % 20_000 === 0) log(`postgres: seeded ${written}/${records} archive records`);
-  }
+  });
 }
 
 /** recall and searchIndex against the bare ts_rank top 10 over the same index texts. */
@@ -319,47 +280,17 @@ async function measureRecall(
   }
 }
 
-interface WriterResult {
-  readonly elapsedMs: number;
-  readonly latencies: number[];
-}
+/** How the writer processes of the throughput rounds commit (see {@link measureWriters}). */
+const WRITERS: WriterPlan = { warmup: 10, agent: 'own' };
 
-function runWriter(url: string, prefix: string, count: number): Promise<WriterResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child, url, prefix, String(count)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    proc.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`writer ${prefix} exited with ${code}`));
-      else resolve(JSON.parse(out.trim()) as WriterResult);
-    });
-  });
-}
-
-/** Commits per second of `writers` processes writing one memory at once (their own timing, after startup). */
-async function writerRound(
-  url: string,
-  writers: number,
-  perWriter: number,
-): Promise<{ throughput: number; p50: number; p99: number }> {
+/** Commits per second of `writers` processes writing one fresh memory at once, started together once warm. */
+async function writersOnce(url: string, writers: number, durationMs: number): Promise<RoundResult> {
   const memory = `bench_m_${randomBytes(3).toString('hex')}`;
   const target = memoryUrl(url, memory);
   const db = await openMemory(target);
   await db.close();
   try {
-    const results = await Promise.all(
-      Array.from({ length: writers }, (_, i) => runWriter(target, `w${i}`, perWriter)),
-    );
-    const latencies = results.flatMap((r) => r.latencies);
-    // The slowest writer's own span: from its first commit to its last (process startup excluded).
-    const span = Math.max(...results.map((r) => r.elapsedMs));
-    return {
-      throughput: (writers * perWriter) / (span / 1000),
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-    };
+    return await writerRound(target, writers, { ...WRITERS, durationMs });
   } finally {
     const client = await bareClient(url);
     await client.query(`DROP SCHEMA IF EXISTS hedgehop_${memory} CASCADE`).catch(() => undefined);
@@ -367,57 +298,48 @@ async function writerRound(
   }
 }
 
+/**
+ * Commit throughput of 1, 2 and 4 writer processes on one memory: a fleet of agents (one per
+ * process, as one agent per app server), each committing radial tasks on its own line for
+ * `durationMs`. Rounds rotate the order of 1, 2 and 4 so that the machine's other load hits each
+ * alike; the figures are medians over the rounds, and the ratio is also given round by round.
+ */
 async function measureWriters(
   url: string,
-  perWriter: number,
+  durationMs: number,
   rounds: number,
   options: BenchOptions,
 ): Promise<BenchRow[]> {
-  const samples = new Map<number, { throughput: number; p50: number; p99: number }[]>();
-  // Rounds alternate 1, 2, 4 writers so that noise from other processes hits each alike.
+  const counts = [1, 2, 4];
+  const samples = new Map<number, RoundResult[]>(counts.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const writers of [1, 2, 4]) {
-      const result = await writerRound(url, writers, perWriter);
+    const order = [...counts.slice(r % counts.length), ...counts.slice(0, r % counts.length)];
+    for (const writers of order) {
+      const result = await writersOnce(url, writers, durationMs);
       options.log(
-        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(0)} commits/s, p99 ${result.p99.toFixed(2)} ms`,
+        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(1)} commits/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
       );
-      samples.set(writers, [...(samples.get(writers) ?? []), result]);
+      samples.get(writers)?.push(result);
     }
   }
-  const summary = (writers: number): { throughput: number; p50: number; p99: number } => {
-    const list = samples.get(writers) ?? [];
-    return {
-      throughput: median(list.map((s) => s.throughput)),
-      p50: median(list.map((s) => s.p50)),
-      p99: median(list.map((s) => s.p99)),
-    };
-  };
+  const of = (writers: number): RoundResult[] => samples.get(writers) ?? [];
+  const summary = (writers: number): RoundResult => ({
+    throughput: median(of(writers).map((s) => s.throughput)),
+    p50: median(of(writers).map((s) => s.p50)),
+    p99: median(of(writers).map((s) => s.p99)),
+  });
   const single = summary(1);
-  return [1, 2, 4].flatMap((writers): BenchRow[] => {
+  return counts.flatMap((writers): BenchRow[] => {
     const result = summary(writers);
-    const name = `${writers} writer process(es), ${perWriter} completeTask commits each, durability full`;
-    return [
-      {
-        bench: 'postgres',
-        case: name,
-        metric: 'throughput',
-        value: result.throughput,
-        unit: 'commits/s',
-        baseline: single.throughput,
-        ratio: result.throughput / single.throughput,
-        note: `median of ${rounds} rounds`,
-      },
-      {
-        bench: 'postgres',
-        case: name,
-        metric: 'commit p99',
-        value: result.p99,
-        unit: 'ms',
-        baseline: single.p99,
-        ratio: result.p99 / single.p99,
-        note: `p50 ${result.p50.toFixed(2)} ms`,
-      },
-    ];
+    const perRound = of(writers).map((s, r) => (s.throughput / (of(1)[r]?.throughput ?? NaN)).toFixed(2));
+    const name = `${writers} writer process(es) (one agent each), ${durationMs / 1000} s of completeTask commits, durability full`;
+    return scalingRows(
+      'postgres',
+      name,
+      result,
+      single,
+      `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}`,
+    );
   });
 }
 
@@ -436,7 +358,7 @@ export const runPostgres: BenchModule = async (options) => {
       rows.push(...(await measureWrites(server.url, durability, iterations, options)));
     rows.push(...(await measureRecall(server.url, records, iterations, options)));
     rows.push(
-      ...(await measureWriters(server.url, options.quick ? 60 : 200, options.quick ? 1 : 3, options)),
+      ...(await measureWriters(server.url, options.quick ? 2_000 : 5_000, options.quick ? 3 : 5, options)),
     );
     return {
       name: 'postgres',
@@ -444,7 +366,7 @@ export const runPostgres: BenchModule = async (options) => {
       notes: [
         `measured on ${server.description}`,
         'each pair interleaved call by call in one process; writes and recall on one pool connection at a time',
-        `writer processes: bench/children/timed-writer.ts, each on its own line of one memory (shared mode)`,
+        'writer processes: bench/children/timed-writer.ts (driver in bench/multiprocess.ts), each an agent of its own on its own line of one memory (shared mode), started together after 10 warm-up commits',
       ],
     };
   } finally {

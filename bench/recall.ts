@@ -7,6 +7,7 @@
  * - the floor: a bare FTS5 `MATCH … ORDER BY rank LIMIT 10` with the same expression;
  * and the recall index's size as a share of the verbatim tables' size.
  */
+import type { Agent } from '../src/api/agent.js';
 import { openMemory, type MemoryDB } from '../src/api/memory-db.js';
 import { matchExpression, queryTerms } from '../src/recall/query.js';
 import { searchIndex } from '../src/recall/search.js';
@@ -120,6 +121,23 @@ async function seed(
     });
     if ((i + 1) % 10_000 === 0) log(`recall: ${i + 1}/${nodes} nodes`);
   }
+  await seedArchive(agent, rng, records, t0, (written) => {
+    if (written % 100_000 === 0) log(`recall: ${written}/${records} archive records`);
+  });
+}
+
+/**
+ * Appends `records` archive utterances of the synthetic sentences, 5,000 a turn and a new scene
+ * every 10 turns, a minute apart from `t0`; `onTurn` hears the running count after each turn.
+ * (Also the PostgreSQL bench's seed, bench/postgres.ts.)
+ */
+export async function seedArchive(
+  agent: Agent,
+  rng: Rng,
+  records: number,
+  t0: number,
+  onTurn: (written: number) => void,
+): Promise<void> {
   let written = 0;
   let scene = 0;
   while (written < records) {
@@ -137,7 +155,7 @@ async function seed(
     await agent.update({ outcome: 'done', createdAt: at + count });
     written += count;
     scene++;
-    if (written % 100_000 === 0) log(`recall: ${written}/${records} archive records`);
+    onTurn(written);
   }
 }
 

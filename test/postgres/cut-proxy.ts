@@ -7,7 +7,11 @@ export type Cut =
   /** Drop the connection instead of forwarding a read transaction's BEGIN (nothing was run). */
   | 'read-begin'
   /** Drop the connection instead of forwarding a write transaction's BEGIN (nothing was run). */
-  | 'write-begin';
+  | 'write-begin'
+  /** Forward a write transaction's COMMIT, then go silent (see {@link CutProxy.silence}): its reply never comes. */
+  | 'commit-silent'
+  /** Go silent at the first statement of a write transaction after its BEGIN (that statement never arrives). */
+  | 'write-work-silent';
 
 /**
  * A loopback TCP proxy in front of a PostgreSQL server's unix socket that reads the client's
@@ -24,6 +28,8 @@ export class CutProxy {
   commits = 0;
   /** Connections cut. */
   cuts = 0;
+  /** While true nothing is forwarded either way, and no connection is closed: a network partition. */
+  #silent = false;
 
   private constructor(server: Server) {
     this.#server = server;
@@ -48,13 +54,30 @@ export class CutProxy {
     return this.#armed;
   }
 
+  /**
+   * Stops forwarding in both directions without closing anything, as a partition does (no reset,
+   * no FIN): bytes from either side are dropped, new connections are accepted and hear nothing.
+   */
+  silence(): void {
+    this.#silent = true;
+  }
+
+  /** Forwards again (what was dropped while silent stays lost). */
+  resume(): void {
+    this.#silent = false;
+  }
+
+  get silent(): boolean {
+    return this.#silent;
+  }
+
   async close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
   /** What to do with one simple query: pass it, drop the connection instead, or drop its reply. */
-  #inspect(sql: string, inWrite: boolean): 'pass' | 'drop' | 'drop-reply' {
+  #inspect(sql: string, inWrite: boolean): 'pass' | 'drop' | 'drop-reply' | 'pass-then-silence' {
     const writeCommit = inWrite && sql === 'COMMIT';
     if (writeCommit) this.commits++;
     const armed = this.#armed;
@@ -62,6 +85,10 @@ export class CutProxy {
       (armed === 'commit-reply' && writeCommit) ||
       (armed === 'read-begin' && sql.startsWith('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')) ||
       (armed === 'write-begin' && sql.startsWith('BEGIN;'));
+    if (armed === 'commit-silent' && writeCommit) {
+      this.#armed = undefined;
+      return 'pass-then-silence';
+    }
     if (!hit) return 'pass';
     this.#armed = undefined;
     this.cuts++;
@@ -91,6 +118,7 @@ export class CutProxy {
     // Whether the transaction under way on this connection is a write (the engine's `BEGIN; SET LOCAL …`).
     let inWrite = false;
     client.on('data', (chunk: Buffer) => {
+      if (this.#silent) return;
       pending = Buffer.concat([pending, chunk]);
       const out: Buffer[] = [];
       for (;;) {
@@ -102,6 +130,13 @@ export class CutProxy {
         const message = pending.subarray(0, size);
         pending = pending.subarray(size);
         started = true;
+        // An extended-protocol statement (Parse) inside a write: where 'write-work-silent' strikes.
+        if (head === 1 && message[0] === 0x50 && inWrite && this.#armed === 'write-work-silent') {
+          this.#armed = undefined;
+          if (out.length > 0) upstream.write(Buffer.concat(out));
+          this.#silent = true;
+          return;
+        }
         if (head === 1 && message[0] === 0x51) {
           const sql = message.subarray(5, message.length - 1).toString('utf8');
           if (sql.startsWith('BEGIN')) inWrite = sql.startsWith('BEGIN;');
@@ -112,12 +147,18 @@ export class CutProxy {
             return;
           }
           if (action === 'drop-reply') dropReply = true;
+          if (action === 'pass-then-silence') {
+            upstream.write(Buffer.concat([...out, message]));
+            this.#silent = true;
+            return;
+          }
         }
         out.push(message);
       }
       if (out.length > 0) upstream.write(Buffer.concat(out));
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (this.#silent) return;
       if (dropReply) cut();
       else client.write(chunk);
     });

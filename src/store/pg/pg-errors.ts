@@ -1,4 +1,5 @@
 import { HedgehopError } from '../../core/errors.js';
+import { isQueryTimeout } from './pg-connection.js';
 
 interface PgLikeError {
   code?: unknown;
@@ -38,6 +39,7 @@ const codeOf = (error: unknown): string =>
  */
 export function isConnectionError(error: unknown): boolean {
   if (HedgehopError.isInstance(error)) return false;
+  if (isQueryTimeout(error)) return true;
   const code = codeOf(error);
   if (SOCKET_CODES.has(code)) return true;
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')
@@ -61,6 +63,13 @@ export function wrapPgError(error: unknown, context: string, where: string): Hed
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
   const text = `${context}: ${message}`;
+  if (isQueryTimeout(error)) {
+    return new HedgehopError(
+      'IO',
+      `${text} (PostgreSQL at ${where} stopped answering: a network partition or a stalled server; nothing of a write that failed this way before its COMMIT was committed, and it was not retried; raise ?query_timeout= in the URL if statements legitimately run longer)`,
+      { cause: error },
+    );
+  }
   if (isConnectionError(error)) {
     return new HedgehopError(
       'IO',

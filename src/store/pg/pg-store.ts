@@ -6,6 +6,7 @@ import type { CheckReport, FileStats } from '../maintenance.js';
 import { exportPgDump, importPgDump } from './dump.js';
 import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
 import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent, VERSION_TABLE } from './migrations.js';
+import { boundQueries, KEEP_ALIVE, queryTimeoutMs } from './pg-connection.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
 import { pgRepositories } from './pg-repositories.js';
@@ -28,6 +29,8 @@ export interface PgStoreOptions {
 /** How many times a read is run again after its connection was lost (a write never is, once sent). */
 const CONNECTION_RETRIES = 3;
 const RETRY_DELAY_MS = 100;
+/** How long {@link PgStore.exists} waits to open its connection (it has no busy timeout to go by). */
+const EXISTS_CONNECT_TIMEOUT_MS = 5000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -149,15 +152,19 @@ export class PgStore implements StoreSeam {
   /** Pool clients not handed out by {@link PgStore.#slot}; callers beyond them wait in {@link PgStore.#queue}. */
   #free: number;
   readonly #queue: (() => void)[] = [];
+  /** How long one statement may go unanswered before its connection is dropped (0: no bound). */
+  readonly queryTimeoutMs: number;
 
   private constructor(target: PgTarget, options: PgStoreOptions) {
     this.target = target;
     this.options = options;
+    this.queryTimeoutMs = queryTimeoutMs(target.queryTimeoutMs, options.busyTimeoutMs);
     this.#free = options.poolSize ?? 10;
     this.#pool = new pg.Pool({
       connectionString: target.connectionString,
       max: this.#free,
       types,
+      ...KEEP_ALIVE,
       application_name: 'hedgehop',
       // Only the time to open a connection: callers waiting for a free one queue in #slot, unbounded,
       // as calls on a SQLite memory queue for its one connection (a wait there is not a failure).
@@ -168,7 +175,11 @@ export class PgStore implements StoreSeam {
     // An idle client whose server went away emits here; without a listener it would crash the process.
     this.#pool.on('error', () => undefined);
     // A checked-out client whose connection dies emits too; the query in flight rejects with it.
-    this.#pool.on('connect', (client) => client.on('error', () => undefined));
+    this.#pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      // A host that stops answering (no reset, no close) fails the statement instead of hanging it.
+      boundQueries(client, this.queryTimeoutMs);
+    });
   }
 
   /** Opens (creating if needed) the memory named by `url`, locks it and brings its schema up to date. */
@@ -187,8 +198,14 @@ export class PgStore implements StoreSeam {
   /** True when `url` names a memory that exists on its server (a versioned schema). */
   static async exists(url: string): Promise<boolean> {
     const target = parsePgUrl(url);
-    const client = new pg.Client({ connectionString: target.connectionString, types });
+    const client = new pg.Client({
+      connectionString: target.connectionString,
+      types,
+      ...KEEP_ALIVE,
+      connectionTimeoutMillis: EXISTS_CONNECT_TIMEOUT_MS,
+    });
     client.on('error', () => undefined);
+    boundQueries(client, queryTimeoutMs(target.queryTimeoutMs, 0));
     try {
       await client.connect();
       const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [
@@ -224,10 +241,19 @@ export class PgStore implements StoreSeam {
    * opener refuse each other (`LOCKED`), as the SQLite engine's lock file does.
    */
   async #takeLock(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.connectionString, types });
+    const client = new pg.Client({
+      connectionString: this.target.connectionString,
+      types,
+      ...KEEP_ALIVE,
+      connectionTimeoutMillis: Math.max(this.options.busyTimeoutMs, 2000),
+    });
     client.on('error', () => {
       this.#lockLost = true;
     });
+    client.on('end', () => {
+      this.#lockLost = true;
+    });
+    boundQueries(client, this.queryTimeoutMs);
     await client.connect();
     const fn = this.options.mode === 'exclusive' ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared';
     try {

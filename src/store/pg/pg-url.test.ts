@@ -41,6 +41,14 @@ describe('PostgreSQL URLs', () => {
     expect(target.memory).toBe('a');
   });
 
+  it('reads ?query_timeout= (milliseconds) for the engine and keeps it from node-postgres', () => {
+    const target = parsePgUrl('postgres://u@h/db?query_timeout=2500&memory=a&sslmode=require');
+    expect(target.queryTimeoutMs).toBe(2500);
+    expect(target.connectionString).toBe('postgres://u@h/db?sslmode=require');
+    expect(parsePgUrl('postgres://u@h/db?query_timeout=0').queryTimeoutMs).toBe(0);
+    expect(parsePgUrl('postgres://u@h/db').queryTimeoutMs).toBeUndefined();
+  });
+
   it('hides a password in messages', () => {
     expect(parsePgUrl('postgres://u:s3cret@h/db').display).toBe('postgres://u:***@h/db');
     expect(redact('postgres://u@h/db?password=s3cret&memory=x')).toBe(
@@ -62,6 +70,11 @@ describe('PostgreSQL URLs', () => {
     ['postgres://u@h/a/b', 'database name'],
     ['postgres://u@h/db#x', 'fragment'],
     ['postgres://u@h/db?host=', 'host'],
+    ['postgres://u@h/db?query_timeout=', 'query_timeout'],
+    ['postgres://u@h/db?query_timeout=1.5', 'query_timeout'],
+    ['postgres://u@h/db?query_timeout=-1', 'query_timeout'],
+    ['postgres://u@h/db?query_timeout=3600001', 'query_timeout'],
+    ['postgres://u@h/db?query_timeout=1&query_timeout=2', 'query_timeout'],
   ])('refuses %s, naming the %s', (url, part) => {
     const error = refusal(url);
     expect(error.code).toBe('INVALID_INPUT');

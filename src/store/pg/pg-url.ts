@@ -10,7 +10,15 @@ export interface PgTarget {
   readonly schema: string;
   /** The URL for messages, with any password replaced by `***`. */
   readonly display: string;
+  /**
+   * `?query_timeout=<ms>`: how long one statement may go unanswered before its connection is
+   * closed and the call fails with `IO` (0: never). Undefined when the URL does not say.
+   */
+  readonly queryTimeoutMs?: number;
 }
+
+/** The longest `?query_timeout=` taken (one hour), in milliseconds. */
+const MAX_QUERY_TIMEOUT_MS = 3_600_000;
 
 /** The memory name a URL without `?memory=` means. */
 export const DEFAULT_MEMORY = 'default';
@@ -68,10 +76,32 @@ export function parsePgUrl(url: string): PgTarget {
   checkPort(params.get('port'), ' (?port=)');
   if (params.has('host') && !params.get('host'))
     throw invalid('?host=', 'must not be empty (a host name or a socket folder)');
+  const queryTimeoutMs = parseQueryTimeout(params.getAll('query_timeout'));
   params.delete('memory');
+  params.delete('query_timeout');
   const query = params.toString();
   const connectionString = `${match[1]}://${match[2] ?? ''}${query ? `?${query}` : ''}`;
-  return { connectionString, memory, schema: `${SCHEMA_PREFIX}${memory}`, display: redact(url) };
+  return {
+    connectionString,
+    memory,
+    schema: `${SCHEMA_PREFIX}${memory}`,
+    display: redact(url),
+    ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
+  };
+}
+
+/** `?query_timeout=` in milliseconds: a whole number from 0 (no timeout) to an hour, at most once. */
+function parseQueryTimeout(values: readonly string[]): number | undefined {
+  if (values.length > 1) throw invalid('?query_timeout=', 'is given more than once');
+  const text = values[0];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > MAX_QUERY_TIMEOUT_MS)
+    throw invalid(
+      `?query_timeout= '${text}'`,
+      `must be a whole number of milliseconds from 0 (none) to ${MAX_QUERY_TIMEOUT_MS}`,
+    );
+  return value;
 }
 
 /** The URL with its password (in the authority or `?password=`) replaced by `***`. */
