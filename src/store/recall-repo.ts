@@ -371,21 +371,15 @@ export class RecallRepo {
   }
 
   /**
-   * The archive rows of each of `topicIds` (the first `limitEach` written of each), in one
-   * query, ordered by topic then rowid: the turns a recall context shows, read at once.
+   * The archive rows of each of `topicIds` (the first `limitEach` written of each), ordered by
+   * topic then rowid: the turns a recall context shows, read at once.
    */
   topicsRecords(topicIds: readonly string[], limitEach: number): DocRow[] {
-    if (topicIds.length === 0) return [];
-    const rows = this.#engine
-      .statement(
-        `SELECT ${DOC_COLUMNS} FROM search_docs d JOIN (
-           SELECT rowid AS r, row_number() OVER (PARTITION BY topic_id ORDER BY rowid) AS n
-           FROM search_docs WHERE topic_id IN (SELECT value FROM json_each(?)) AND layer = 'archive'
-         ) w ON w.r = d.rowid
-         WHERE w.n <= ? ORDER BY d.topic_id, d.rowid`,
-      )
-      .all(JSON.stringify([...new Set(topicIds)]), limitEach) as RawDoc[];
-    return rows.map(toDoc);
+    // One indexed read per topic through the same prepared statement: SQLite has no round trip
+    // to save, and a single `topic_id IN (…)` query was planned on the (layer) index, reading
+    // every archive row of the file (~1 s a recall at 1,000,000 records).
+    const ids = [...new Set(topicIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return ids.flatMap((id) => this.topicRecords(id, limitEach));
   }
 
   /**
