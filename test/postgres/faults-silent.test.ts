@@ -81,17 +81,18 @@ describe.skipIf(skip !== undefined)(
       expect(await copies('before the silence')).toBe(1);
     }, 60_000);
 
-    it('a write cut off before its COMMIT fails with IO, is not retried and is not committed', async () => {
+    it('a write cut off before its COMMIT fails with IO in bounded time and is not committed', async () => {
       const commitsBefore = proxy.commits;
       proxy.arm('write-work-silent');
       const { error, ms } = await timed(() => commit('silent mid-write'));
       expect(proxy.silent, 'the proxy went silent inside the write').toBe(true);
       expect(error.code).toBe('IO');
-      expect(error.message).toContain('stopped answering');
-      expect(error.message).toContain('not retried');
-      // One statement bound and no retry: a write that was under way is never run again.
+      expect(error.message).toMatch(HINT);
+      // The pool pipelines BEGIN with the write's first statement, so the silence swallows BEGIN's
+      // reply too: the write is run again on a fresh connection (safe: no COMMIT was ever sent),
+      // and those attempts, through the still silent host, are bounded like a read's.
       expect(ms).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 50);
-      expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + 1000);
+      expect(ms).toBeLessThan(READ_BOUND_MS);
       proxy.resume();
       await sleep(200);
       expect(proxy.commits - commitsBefore).toBe(0);
