@@ -142,6 +142,17 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
     expect(again.stderr).toMatch(/^hedgehop: CONFLICT: .*exists/);
   });
 
+  it('shows every level of the drill-down whole in the demo, the full level the longest', () => {
+    const run = hop(['demo', '--file', join(tempDir(), 'demo.db')]);
+    expect(run.status).toBe(0);
+    const sizes = [...run.stdout.matchAll(/\[(\d) (brief|summary|detailed|full)\] (\d+) characters/gu)].map(
+      (m) => Number(m[3]),
+    );
+    expect(sizes).toHaveLength(4);
+    // No level holds more than the next: the full level is the task's whole state.
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeGreaterThanOrEqual(sizes[i - 1] ?? 0);
+  });
+
   it('keeps every field and every line of the origin whole after Dream passes over the demo', () => {
     const path = join(tempDir(), 'demo.db');
     expect(hop(['demo', '--file', path]).status).toBe(0);

@@ -237,7 +237,13 @@ function levelBody(context: string, levelName: string): string {
   const start = lines.indexOf(`--- ${levelName} ---`);
   if (start < 0) return context;
   const rest = lines.slice(start + 1);
-  const end = rest.findIndex((line) => line.startsWith('--- ') || line.startsWith('=== '));
+  // The full level is several sections (files, todos, the verbatim context): all of them, up to
+  // the neighbours the view lists after the node.
+  const endsLevel =
+    levelName === 'full'
+      ? (line: string): boolean => line === '--- earlier on this line ---' || line.startsWith('=== ')
+      : (line: string): boolean => line.startsWith('--- ') || line.startsWith('=== ');
+  const end = rest.findIndex(endsLevel);
   return (end < 0 ? rest : rest.slice(0, end)).join('\n').trimEnd();
 }
 
