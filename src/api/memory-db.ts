@@ -233,9 +233,13 @@ export class MemoryDB {
     const checked = parseInput(agentIdSchema, id, 'id');
     const row = await this.#store.read('agent', (tx) => tx.agents.byId(checked));
     if (!row)
-      throw new HedgehopError('NOT_FOUND', `no agent with id ${checked} in ${this.path} (see db.agents())`, {
-        field: 'id',
-      });
+      throw new HedgehopError(
+        'NOT_FOUND',
+        `no agent with id ${checked} in ${this.path}; listing the file's agents shows their ids`,
+        {
+          field: 'id',
+        },
+      );
     return this.#cached(row.name, own) ?? this.#makeAgent(row, own);
   }
 

@@ -302,7 +302,9 @@ function retentionStage(pass: Pass, stage: StageRecord): void {
   const windowMs = pass.context.settings.retentionMs;
   stage.changed = { archiveRecords: 0, planNodes: 0 };
   if (windowMs === undefined) {
-    stage.skip('retention is off (openMemory option retention)');
+    stage.skip(
+      'retention is off: nothing verbatim is deleted unless the memory is opened with a retention policy',
+    );
     return;
   }
   stage.read = { windowMs };
