@@ -8,6 +8,7 @@ import { openMemory, type MemoryDB } from '../../api/memory-db.js';
 import type { NavigationSession } from '../../api/navigation-session.js';
 import { HedgehopError } from '../../core/errors.js';
 import type { DreamReport } from '../../core/model/dream.js';
+import { VIEW_SECTIONS, viewHeading } from '../../core/model/levels.js';
 import type { RecallResult } from '../../core/model/recall.js';
 import { clip, type RunCommand } from '../arguments.js';
 import { cliName } from '../cli-name.js';
@@ -234,14 +235,14 @@ function block(text: string, maxLines: number): string[] {
 /** The part of a session's context that belongs to its level (without the shared header). */
 function levelBody(context: string, levelName: string): string {
   const lines = context.split('\n');
-  const start = lines.indexOf(`--- ${levelName} ---`);
+  const start = lines.indexOf(viewHeading(levelName));
   if (start < 0) return context;
   const rest = lines.slice(start + 1);
   // The full level is several sections (files, todos, the verbatim context): all of them, up to
   // the neighbours the view lists after the node.
   const endsLevel =
     levelName === 'full'
-      ? (line: string): boolean => line === '--- earlier on this line ---' || line.startsWith('=== ')
+      ? (line: string): boolean => line === viewHeading(VIEW_SECTIONS.earlier) || line.startsWith('=== ')
       : (line: string): boolean => line.startsWith('--- ') || line.startsWith('=== ');
   const end = rest.findIndex(endsLevel);
   return (end < 0 ? rest : rest.slice(0, end)).join('\n').trimEnd();

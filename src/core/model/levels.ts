@@ -76,3 +76,20 @@ export function levelAtDistance(base: DetailLevel, distance: number): DetailLeve
   const level = base - steps;
   return level < 0 ? undefined : (level as DetailLevel);
 }
+
+/**
+ * The headings of a navigation view's sections (`--- <name> ---`), named once so that readers of
+ * the view (the CLI's drill-down) split it where the view does.
+ */
+export const VIEW_SECTIONS = {
+  changedFiles: 'changed files',
+  openTodos: 'open todos',
+  environment: 'environment',
+  verbatim: 'verbatim context',
+  earlier: 'earlier on this line',
+} as const;
+
+/** A navigation view's section heading line: `--- <name> ---`. */
+export function viewHeading(name: string): string {
+  return `--- ${name} ---`;
+}

@@ -1,5 +1,12 @@
 import { oneLine } from '../../core/text.js';
-import { levelAtDistance, levelName, SUMMARY_LEVELS, type DetailLevel } from '../../core/model/levels.js';
+import {
+  levelAtDistance,
+  levelName,
+  SUMMARY_LEVELS,
+  VIEW_SECTIONS,
+  viewHeading,
+  type DetailLevel,
+} from '../../core/model/levels.js';
 import { withoutLeadingLabel } from './summaries.js';
 import { formatDate, formatTime } from './origin-view.js';
 import type { RadialLine, RadialNode } from '../../core/model/radial.js';
@@ -58,7 +65,7 @@ export function renderSession(input: SessionViewInput): string {
   ];
   if (node.summariesState === 'pending')
     out.push('Summaries: pending (a fallback is shown until they are computed)');
-  out.push('', `--- ${levelName(level)} ---`);
+  out.push('', viewHeading(levelName(level)));
   if (level === 4) {
     out.push(fullView(node, input.fullContext ?? ''), ...environmentBlock(node));
   } else {
@@ -79,7 +86,7 @@ function fullView(node: RadialNode, fullContext: string): string {
   const summary = node.state.conversationSummary.trim();
   if (summary.length > 0) out.push(`Summary: ${summary}`);
   out.push(...stateBlocks(node, Number.POSITIVE_INFINITY));
-  out.push('', '--- verbatim context ---', fullContext);
+  out.push('', viewHeading(VIEW_SECTIONS.verbatim), fullContext);
   return out.join('\n');
 }
 
@@ -87,24 +94,24 @@ function stateBlocks(node: RadialNode, maxFiles = 20): string[] {
   const out: string[] = [];
   if (node.state.fileChanges.length > 0) {
     const lines = fileLines(node.state.fileChanges, maxFiles);
-    out.push('', '--- changed files ---', ...lines.map((l) => `- ${l}`));
+    out.push('', viewHeading(VIEW_SECTIONS.changedFiles), ...lines.map((l) => `- ${l}`));
   }
   if (node.state.todos.length > 0)
-    out.push('', '--- open todos ---', ...node.state.todos.map((t) => `- [ ] ${t}`));
+    out.push('', viewHeading(VIEW_SECTIONS.openTodos), ...node.state.todos.map((t) => `- [ ] ${t}`));
   return out;
 }
 
 function environmentBlock(node: RadialNode): string[] {
   if (Object.keys(node.state.envSnapshot).length === 0) return [];
-  return ['', '--- environment ---', JSON.stringify(node.state.envSnapshot)];
+  return ['', viewHeading(VIEW_SECTIONS.environment), JSON.stringify(node.state.envSnapshot)];
 }
 
 function earlierBlock(input: SessionViewInput): string[] {
   if (input.earlier.length === 0) {
     const stored = input.storedHistory?.trim() ?? '';
-    return stored.length > 0 ? ['', '--- earlier on this line ---', stored] : [];
+    return stored.length > 0 ? ['', viewHeading(VIEW_SECTIONS.earlier), stored] : [];
   }
-  const out = ['', '--- earlier on this line ---'];
+  const out = ['', viewHeading(VIEW_SECTIONS.earlier)];
   for (const earlier of input.earlier) {
     const level = levelAtDistance(EARLIER_BASE, earlier.position - input.node.position);
     const text =
