@@ -11,6 +11,8 @@ import { segmentCjk } from './text.js';
 // unicode61 keeps letters, numbers and private-use characters together and splits on the rest.
 const TOKEN_RE = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARK_RE = /\p{M}+/gu;
+/** Anything but printable ASCII, tab and line ends (such text takes the full folding path). */
+const NON_ASCII_RE = /[^\t\n\r -~]/u;
 
 /**
  * Splits text the way the index's FTS5 tokenizer (`unicode61 remove_diacritics 2`) does, after
@@ -18,18 +20,20 @@ const MARK_RE = /\p{M}+/gu;
  * decide a match.
  */
 export function tokenize(text: string): string[] {
+  // ASCII text has no marks to strip and no CJK to segment (and NFD leaves it as it is).
+  if (!NON_ASCII_RE.test(text)) return text.toLowerCase().match(TOKEN_RE) ?? [];
   const folded = segmentCjk(text).normalize('NFD').replace(MARK_RE, '').toLowerCase();
   return folded.match(TOKEN_RE) ?? [];
 }
 
 /** The Porter stem of a token (CJK and numbers are left alone), as the index stems words. */
 export function stem(token: string): string {
-  if (!/^[a-z]+$/u.test(token)) return token;
+  // The Porter stemmer is a chain of regular expressions; most words recur, so each is stemmed
+  // once (tokens it leaves alone are remembered as themselves, so a known token costs one lookup).
   let stemmed = STEMS.get(token);
   if (stemmed === undefined) {
-    // The Porter stemmer is a chain of regular expressions; most words recur, so each is stemmed once.
     if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
-    stemmed = stemmer(token);
+    stemmed = /^[a-z]+$/u.test(token) ? stemmer(token) : token;
     STEMS.set(token, stemmed);
   }
   return stemmed;

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../core/model/recall.js';
-import { applySupersession, asksForState, revises } from './supersession.js';
+import { applySupersession, asksForState, DEFAULT_SUPERSESSION_WEIGHTS, revises } from './supersession.js';
 import type { RankedItem } from './turn-units.js';
 
 let nextRow = 1;
@@ -139,5 +140,43 @@ describe('applySupersession', () => {
       'afternoon',
       'morning',
     ]);
+  });
+
+  it('orders any items as reading every record would (the look for a possible revision first skips nothing)', () => {
+    // A record that forces every record's words to be read without moving anything: ranked
+    // first (nothing is lifted above it), newest of all (nothing supersedes it), in a window one
+    // unit wider.
+    const forcer = said('forcer', 'Moved it to 7 now.', 100, Number.MAX_SAFE_INTEGER);
+    const sentence = fc
+      .array(
+        fc.constantFrom('render-jobs', 'timeout', 'queue', 'moved', 'now', 'to', '900', 'seconds', 'the'),
+        {
+          minLength: 1,
+          maxLength: 8,
+        },
+      )
+      .map((w) => `${w.join(' ')}.`);
+    const item = fc.record({
+      text: fc.array(sentence, { minLength: 1, maxLength: 3 }).map((s) => s.join(' ')),
+      score: fc.double({ min: 0.1, max: 3, noNaN: true }),
+      createdAt: fc.integer({ min: 0, max: 10_000 }),
+      event: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 2, maxLength: 16 }), (drawn) => {
+        const items = drawn
+          .map((d, i) =>
+            said(`r${i}`, d.text, d.score, d.createdAt, d.event ? { eventType: 'tool_result' } : {}),
+          )
+          .sort((a, b) => b.score - a.score);
+        const direct = applySupersession(items, QUESTION);
+        const forced = applySupersession([forcer, ...items], QUESTION, {
+          ...DEFAULT_SUPERSESSION_WEIGHTS,
+          window: DEFAULT_SUPERSESSION_WEIGHTS.window + 1,
+        }).filter((i) => i.name !== 'forcer');
+        expect(direct.map((i) => [i.name, i.score])).toEqual(forced.map((i) => [i.name, i.score]));
+      }),
+      { numRuns: 300, seed: 14 },
+    );
   });
 });

@@ -70,8 +70,9 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
   query: string,
   weights: SupersessionWeights = DEFAULT_SUPERSESSION_WEIGHTS,
 ): T[] {
+  if (items.length < 2 || !asksForState(query) || !mayRevise(items, weights.window)) return [...items];
   const queryStems = new Set(queryCandidates(query).map((term) => term.stem));
-  if (queryStems.size === 0 || items.length < 2 || !asksForState(query)) return [...items];
+  if (queryStems.size === 0) return [...items];
   const units = new Map<string, Unit<T>>();
   for (const item of items) {
     const key = unitKey(item.hit);
@@ -121,6 +122,26 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
     .map((item, order) => ({ item, order, score: item.score + (liftOf.get(item) ?? 0) }))
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .map(({ item, score }) => (score === item.score ? item : { ...item, score }));
+}
+
+/**
+ * Whether any record within the first `window` units could revise: something said (not a tool
+ * event, nor another layer's text) whose text holds a word of change and a value. A sentence that
+ * {@link revises} is part of its record's text, so when no whole text passes, no unit is a
+ * revision and nothing moves: the words of every record need not be read (most recalls).
+ */
+function mayRevise(items: readonly RankedItem[], window: number): boolean {
+  const units = new Set<string>();
+  for (const item of items) {
+    const key = unitKey(item.hit);
+    if (!units.has(key)) {
+      if (units.size >= window) continue;
+      units.add(key);
+    }
+    const said = item.hit.layer === 'archive' && item.resolved.eventType === undefined;
+    if (said && revises(item.resolved.text)) return true;
+  }
+  return false;
 }
 
 /** The later unit holds at least `share` of the earlier one's query words (and two, or all when it holds one). */

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startChild } from '../helpers/child.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../src/api/radial-memory.js';
 import { hop } from '../helpers/cli.js';
 import { tempDir, tempFile } from '../helpers/temp.js';
 
@@ -555,5 +556,21 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
       'primary',
       'helper',
     ]);
+  });
+});
+
+describe('navigate threshold', () => {
+  it("defaults to the library's threshold, and a query loads exactly when navigate finds it", () => {
+    const help = hop(['navigate', '--help']).stdout;
+    expect(help).toContain(`(default: "${DEFAULT_CONFIDENCE_THRESHOLD}")`);
+    const path = join(tempDir(), 'threshold.db');
+    hop(['demo', '--file', path, '--json']);
+    for (const [query, status] of [
+      ['how do refresh tokens work?', 0],
+      ['zebra quantum marmalade', 2],
+    ] as const) {
+      expect(hop(['navigate', query, '--file', path, '--json']).status, query).toBe(status);
+      expect(hop(['load', query, '--file', path, '--json']).status, query).toBe(status);
+    }
   });
 });

@@ -91,3 +91,46 @@ it('remembered document frequencies follow every kind of write (own inserts, del
   expect(fifth.cached).toEqual(fifth.fresh);
   expect(fifth.fresh).not.toEqual(fourth.fresh);
 });
+
+it('a capped count is exact up to the cap and above it past the cap, and never stands for an exact count', async () => {
+  const db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
+  opened.push(db);
+  const agent = db.primary();
+  await agent.search({ newScene: true });
+  // 'lantern' in 30 records and the turn's topic row, 'harbor' in 5 and the topic row; 'agreed'
+  // stems to a term that FTS5 would stem again (counted exactly).
+  await agent.appendArchiveMany(
+    Array.from({ length: 30 }, (_, i) => ({
+      kind: 'utterance' as const,
+      role: 'user' as const,
+      content: `lantern notes ${i < 5 ? 'harbor agreed' : 'plain'}`,
+      createdAt: T0 + i,
+    })),
+  );
+  await agent.update({ createdAt: T0 + 100, outcome: 'seeded' });
+  const read = <T>(fn: (repo: typeof db.store.direct.recall) => T): T =>
+    db.store.engine.read('t', () => fn(db.store.direct.recall));
+  const [lantern, harbor, agreed] = ['lantern', 'harbor', 'agreed'].map((w) => stem(w)) as [
+    string,
+    string,
+    string,
+  ];
+  const exact = (term: string): number => read((repo) => repo.documentFrequency(term));
+  expect([exact(lantern), exact(harbor), exact(agreed)]).toEqual([31, 6, 6]);
+  read((repo) => {
+    const capped = repo.termStatistics([lantern, harbor, agreed], 10);
+    expect(capped.frequency(lantern)).toBeGreaterThan(10);
+    expect(capped.frequency(harbor)).toBe(6);
+    expect(capped.frequency(agreed)).toBe(6);
+    // A lower cap is answered from what the higher one learned; a higher one counts again.
+    expect(repo.termStatistics([lantern], 4).frequency(lantern)).toBeGreaterThan(4);
+    expect(repo.termStatistics([lantern], 20).frequency(lantern)).toBeGreaterThan(20);
+    expect(repo.termStatistics([lantern], 100).frequency(lantern)).toBe(31);
+  });
+  read((repo) => {
+    repo.termStatistics([lantern], 10).frequency(lantern);
+    // The remembered capped count is not taken for the exact one.
+    expect(repo.termStatistics([lantern, harbor]).frequency(lantern)).toBe(31);
+    expect(repo.termStatistics([harbor]).frequency(harbor)).toBe(6);
+  });
+});
