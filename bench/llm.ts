@@ -4,7 +4,8 @@
  * 1. Fact retention: synthetic reports with planted facts (ids, amounts, names) anywhere in the
  *    text, summarised at each detail level by the offline extractive summariser and by the
  *    Hedgehog seed's head+tail cut (the baseline); the figure is the share of facts kept.
- * 2. Offline latency for growing inputs, against the head+tail cut.
+ * 2. Offline latency for growing inputs, against the head+tail cut, and the speed of a task's
+ *    four levels in MB/s of input (bench/levels-speed.ts).
  * 3. Keyword extraction: planted-entity recall and latency per turn.
  * 4. Adapter overhead: one `generateText` over a local OpenAI-compatible server against a raw
  *    `fetch` of the same endpoint.
@@ -30,6 +31,7 @@ import {
   type BenchModule,
   type BenchRow,
 } from './harness.js';
+import { levelSpeedRows } from './levels-speed.js';
 
 const FILLER = (
   'we talked about the plan again and agreed to look at it later because the team had other ' +
@@ -212,6 +214,8 @@ export const runLlm: BenchModule = async (options) => {
     });
     options.log(`summarize ${size} chars: ${median(timing.subject).toFixed(2)} ms`);
   }
+
+  rows.push(...(await levelSpeedRows(options.quick, options.log)));
 
   const turns = Array.from({ length: options.quick ? 20 : 100 }, (_, i) => report(100 + i, 8, 4));
   const recall = median(

@@ -310,7 +310,8 @@ export class Engine {
   #beginImmediate(): void {
     const deadline = performance.now() + this.options.busyTimeoutMs;
     let delay = 0.25;
-    this.#db.pragma('busy_timeout = 0');
+    // Cached statements: `pragma()` would prepare both anew on every write.
+    this.statement('PRAGMA busy_timeout = 0').run();
     try {
       for (;;) {
         try {
@@ -324,7 +325,7 @@ export class Engine {
         delay = Math.min(delay * 2, 4);
       }
     } finally {
-      this.#db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      this.statement(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`).run();
     }
   }
 

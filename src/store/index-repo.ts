@@ -39,12 +39,14 @@ export class IndexRepo {
     if (state === 'ready') this.#vectors?.delete(rowid);
   }
 
-  /** Inserts or replaces the index row for (layer, ref, part). Must run inside a write. */
-  upsert(doc: IndexDoc): number {
+  /**
+   * Inserts or replaces the index row for (layer, ref, part). Must run inside a write. With
+   * `fresh`, the caller knows the record is new (a node id just made), so the lookup of a row to
+   * replace is skipped; a row that exists after all fails the insert rather than doubling.
+   */
+  upsert(doc: IndexDoc, options?: { readonly fresh?: boolean }): number {
     const part = doc.part ?? '';
-    const found = this.#engine
-      .statement('SELECT rowid, embed_state FROM search_docs WHERE layer = ? AND ref = ? AND part = ?')
-      .get(doc.layer, doc.ref, part) as { rowid: number; embed_state: string } | undefined;
+    const found = options?.fresh === true ? undefined : this.#lookup(doc.layer, doc.ref, part);
     if (found !== undefined) {
       const existing = found.rowid;
       this.#dropVector(existing, found.embed_state);
@@ -89,6 +91,12 @@ export class IndexRepo {
     this.#engine.statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)').run(rowid, body);
     indexChanges(this.#engine).inserted(body);
     return rowid;
+  }
+
+  #lookup(layer: IndexLayer, ref: string, part: string): { rowid: number; embed_state: string } | undefined {
+    return this.#engine
+      .statement('SELECT rowid, embed_state FROM search_docs WHERE layer = ? AND ref = ? AND part = ?')
+      .get(layer, ref, part) as { rowid: number; embed_state: string } | undefined;
   }
 
   /** Removes every index row of a record (all parts). Must run inside a write. */

@@ -270,17 +270,21 @@ export class RadialRepo {
     this.#engine
       .statement('UPDATE lines SET next_seq = ? WHERE agent_id = ? AND id = ?')
       .run(lineSeq + 1, agentId, lineId);
+    // The node id is new (a fresh id, or one an import checked is not taken): no rows to replace.
     for (const doc of index) {
       if (doc.text.length === 0) continue;
-      this.#index.upsert({
-        layer: 'radial',
-        ref: node.id,
-        part: doc.part,
-        agentId,
-        lineId,
-        createdAt: node.createdAt,
-        text: doc.text,
-      });
+      this.#index.upsert(
+        {
+          layer: 'radial',
+          ref: node.id,
+          part: doc.part,
+          agentId,
+          lineId,
+          createdAt: node.createdAt,
+          text: doc.text,
+        },
+        { fresh: true },
+      );
     }
     return Number(info.lastInsertRowid);
   }

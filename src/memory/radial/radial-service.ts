@@ -138,6 +138,11 @@ function keyOf(entry: Scored): number {
  */
 export class RadialService {
   readonly #ctx: MemoryContext;
+  /**
+   * Lines seen to exist. Lines are never deleted, so a commit to one of them skips the read that
+   * fails fast before summarising (the write transaction checks the line again anyway).
+   */
+  readonly #knownLines = new Set<string>();
 
   constructor(context: MemoryContext) {
     this.#ctx = context;
@@ -227,8 +232,11 @@ export class RadialService {
    * summaries pending, to be filled by {@link fillPendingSummaries} (or Dream).
    */
   async commit(task: TaskRecord, options: { extend: boolean }): Promise<RadialNode> {
-    if (!(await this.#read('completeTask', (repo) => repo.getLine(this.#agentId, task.lineId))))
-      throw lineNotFound(task.lineId);
+    if (!this.#knownLines.has(task.lineId)) {
+      if (!(await this.#read('completeTask', (repo) => repo.getLine(this.#agentId, task.lineId))))
+        throw lineNotFound(task.lineId);
+      this.#knownLines.add(task.lineId);
+    }
     const supplied = suppliedSummaries(task.summaries);
     const computed = await computeSummaries(this.#ctx.summarizer, task, supplied);
     const summaries = computed.summaries;
