@@ -155,24 +155,28 @@ export class VectorRepo {
 
   /**
    * The `k` nearest rows to `vector` among the agent's own and the file-wide rows, nearest
-   * first. Empty when the file has no vectors.
+   * first (on equal distance the agent's own first, each group in sqlite-vec's order, as the two
+   * passes this replaces gave them). Empty
+   * when the file has no vectors. One scan: sqlite-vec filters the metadata column
+   * while it scans, so `agent_id IN (own, file-wide)` reads each vector once (a second pass for
+   * the file-wide rows, or a query asking whether any exist, would scan the whole table again).
    */
   nearest(vector: Float32Array, agentId: number, k: number): VectorMatch[] {
     const model = this.model();
     if (!model || vector.length !== model.dimensions || k <= 0) return [];
     this.#load();
-    const statement = this.#engine.statement(
-      `SELECT rowid, distance FROM search_vec WHERE embedding MATCH ? AND k = ? AND agent_id = ? ORDER BY distance`,
-    );
-    const query = blob(vector);
-    const own = statement.all(query, k, BigInt(agentId)) as { rowid: number | bigint; distance: number }[];
-    const shared = statement.all(query, k, BigInt(FILE_WIDE)) as {
+    const rows = this.#engine
+      .statement(
+        `SELECT rowid, distance, agent_id FROM search_vec WHERE embedding MATCH ? AND k = ? AND agent_id IN (?, ?) ORDER BY distance`,
+      )
+      .all(blob(vector), k, BigInt(agentId), BigInt(FILE_WIDE)) as {
       rowid: number | bigint;
       distance: number;
+      agent_id: number | bigint;
     }[];
-    return [...own, ...shared]
-      .map((r) => ({ rowid: Number(r.rowid), distance: r.distance }))
-      .sort((a, b) => a.distance - b.distance)
-      .slice(0, k);
+    const shared = (row: { agent_id: number | bigint }): number => (Number(row.agent_id) === agentId ? 0 : 1);
+    return rows
+      .sort((a, b) => a.distance - b.distance || shared(a) - shared(b))
+      .map((r) => ({ rowid: Number(r.rowid), distance: r.distance }));
   }
 }

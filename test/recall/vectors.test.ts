@@ -122,3 +122,55 @@ describeEngines('vectors', () => {
     expect(await db.memoryStore.read('t', (tx) => tx.vectors.pendingCount())).toBe(0);
   });
 });
+
+/** An embedder that turns `angle N` in a text into the unit vector at N degrees (else 90°). */
+class AngleEmbedder implements Embedder {
+  readonly specificationVersion = 'v1' as const;
+  readonly modelId = 'angle-2';
+  readonly dimensions = 2;
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return Promise.resolve(
+      texts.map((text) => {
+        const degrees = Number(/angle (\d+)/u.exec(text)?.[1] ?? 90);
+        const radians = (degrees * Math.PI) / 180;
+        return new Float32Array([Math.cos(radians), Math.sin(radians)]);
+      }),
+    );
+  }
+}
+
+describeEngines('vector nearest over own and file-wide rows', () => {
+  it("returns the k nearest of the agent's own and the file-wide rows together, never another agent's", async () => {
+    await say(undefined, ['angle 10 from me', 'angle 50 from me']);
+    await say('other', ['angle 5 from them', 'angle 20 from them']);
+    await db.knowledge
+      .memoryServer()
+      .createEntities([{ name: 'angle 30 shared', entityType: 'thing', observations: [] }]);
+    const store = db.memoryStore;
+    await backfillEmbeddings(store, new AngleEmbedder());
+    const own = db.primary().info().id;
+    const other = (await db.agent('other')).info().id;
+    const query = new Float32Array([1, 0]);
+    const described = (k: number) =>
+      store.read('t', async (tx) => {
+        const matches = await tx.vectors.nearest(query, own, k);
+        const docs = new Map((await tx.recall.docs(matches.map((m) => m.rowid))).map((d) => [d.rowid, d]));
+        return matches.map((m) => ({ distance: m.distance, doc: docs.get(m.rowid) }));
+      });
+    const all = await described(100);
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.some((hit) => hit.doc?.agentId === other)).toBe(false);
+    expect(all.every((hit) => hit.doc?.agentId === own || hit.doc?.agentId === null)).toBe(true);
+    const distances = all.map((hit) => hit.distance);
+    expect(distances).toEqual([...distances].sort((a, b) => a - b));
+    // Nearest to 0°: the own 10° utterance, then the shared 30° node, then the own 50° one.
+    const angles = (hits: typeof all) =>
+      hits.map((hit) => Math.round((Math.acos(1 - hit.distance) * 180) / Math.PI));
+    expect(angles(all).slice(0, 3)).toEqual([10, 30, 50]);
+    expect(all[1]?.doc?.layer).toBe('knowledge');
+    expect(angles(await described(2))).toEqual([10, 30]);
+    // The other agent's rows have vectors too: its own nearest is its 5° utterance.
+    const theirs = await store.read('t', (tx) => tx.vectors.nearest(query, other, 1));
+    expect(Math.round((Math.acos(1 - (theirs[0]?.distance ?? 1)) * 180) / Math.PI)).toBe(5);
+  });
+});
