@@ -30,7 +30,8 @@ interface BackfillOptions {
 /**
  * Makes `embedder` the file's embedding model (creating the vector table the first time).
  * A different model than the one the file's vectors were made with is a `CONFLICT`, unless
- * `replace` is set: then every vector is dropped and recomputed by later backfills.
+ * `replace` is set: then every vector is dropped and recomputed by later backfills. A vector
+ * table of an older layout is rebuilt with the current one (every vector kept).
  */
 export async function configureEmbedder(
   store: StoreSeam,
@@ -38,8 +39,16 @@ export async function configureEmbedder(
   options: { readonly replace?: boolean } = {},
 ): Promise<'created' | 'unchanged' | 'replaced'> {
   const model = { modelId: embedder.modelId, dimensions: embedder.dimensions };
-  const current = await store.read('configure embedder', (tx) => tx.vectors.model());
-  if (current && current.modelId === model.modelId && current.dimensions === model.dimensions)
+  const { current, layoutCurrent } = await store.read('configure embedder', async (tx) => ({
+    current: await tx.vectors.model(),
+    layoutCurrent: await tx.vectors.layoutCurrent(),
+  }));
+  if (
+    current &&
+    current.modelId === model.modelId &&
+    current.dimensions === model.dimensions &&
+    layoutCurrent
+  )
     return 'unchanged';
   return store.write('configure embedder', (tx) => tx.vectors.configure(model, options.replace ?? false));
 }

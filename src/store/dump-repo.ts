@@ -37,6 +37,7 @@ import type { FileChange } from '../core/model/radial.js';
 import { TOPIC_UTTERANCES_SQL } from './conversation-rows.js';
 import { fillKnowledgeText, KNOWLEDGE_TEXT_TABLE } from './knowledge-search-text.js';
 import { indexChanges } from './index-changes.js';
+import { vectorTableSql } from './vector-repo.js';
 
 /** Version of the dump format itself (not of the schema). */
 export const DUMP_VERSION = 1;
@@ -170,10 +171,7 @@ function createVectorTable(engine: Engine, table: DumpTable): void {
   }
   loadVectors(engine);
   engine.exec('importDump', `DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
-  engine.exec(
-    'importDump',
-    `CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(agent_id integer, embedding float[${dimensions as number}] distance_metric=cosine)`,
-  );
+  engine.exec('importDump', vectorTableSql(VECTOR_TABLE, dimensions as number));
 }
 
 // ---- values --------------------------------------------------------------------------------

@@ -149,6 +149,11 @@ export class PgVectorRepo implements VectorRepository {
     return { modelId, dimensions };
   }
 
+  /** Always true: the PostgreSQL vector table has one layout (SQLite's has chunk sizes). */
+  layoutCurrent(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
   /** True when the memory holds (or expects) vectors. */
   async enabled(): Promise<boolean> {
     return (await this.model()) !== undefined;
