@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LEVEL_CAPS, SUMMARY_LEVELS } from '../src/core/model/levels.js';
 import { codingTranscript } from './transcripts.js';
 import { devTasks, radialTask, DEV_LEVELS_PATH, type TaskText } from './levels-speed.js';
 
@@ -54,12 +55,7 @@ function inputs(): { name: string; task: TaskText }[] {
   return out;
 }
 
-const LEVELS = [
-  ['origin', 80],
-  ['brief', 200],
-  ['summary', 600],
-  ['detailed', 1800],
-] as const;
+const LEVELS = SUMMARY_LEVELS.map((level) => [level, LEVEL_CAPS[level]] as const);
 
 async function outputs(build: Build, all: readonly { name: string; task: TaskText }[]): Promise<string[]> {
   const out: string[] = [];
