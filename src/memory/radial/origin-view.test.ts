@@ -101,7 +101,57 @@ describe('the origin', () => {
     // Entries are shortened least recently active first: the newest line's entry is the richest.
     const entry = (i: number): string => text.split('\n').find((l) => l.startsWith(`- domain-${i}`)) ?? '';
     expect(entry(11).length).toBeGreaterThanOrEqual(entry(0).length);
-    expect(entry(11)).toMatch(/3 tasks, 1970-01-01/u);
+    // What each line last did is worth more than its date: every entry names its newest task.
+    for (let i = 0; i < 12; i++) expect(entry(i)).toContain(`Task on line ${i}`);
+  });
+
+  it('gives up dates and counts before the newest task of 12 lines with long labels, a profile and a scene', () => {
+    const labels = [
+      'Fix the timestamp cast that fails on nanosecond Parquet columns',
+      'Rebuild the February search index after the shard split',
+      'Resume of a training run fails with a size mismatch',
+      'Compute the per-run GPU cost from the scheduler accounting',
+      'Fix the crash in the note title view on an empty note',
+      'Android release build fails in the shrinker on reflection',
+      'Formatter check is six times slower on large workspaces',
+      'Release 0.9.0 with the new plugin loading order',
+      'Prometheus runs out of memory from a high-cardinality label',
+      'Staging alerts page the production on-call rotation',
+      'Japanese docs search returns no results for any query',
+      'Docs build comes close to the hosting time limit',
+    ];
+    const lines = labels.map((label, i) => ({
+      ...line(i, 2),
+      id:
+        [
+          'auth',
+          'infra',
+          'billing',
+          'search',
+          'mobile',
+          'web-ui',
+          'notify',
+          'pipeline',
+          'observe',
+          'pay',
+          'i18n',
+          'docs',
+        ][i] ?? '',
+      latest: { ...line(i, 2).latest!, taskLabel: label, sOrigin: `${label} — and what came of it` },
+    }));
+    const text = buildOrigin({
+      projectName: 'Shop',
+      profileBrief: 'name: Tern dev agent\nrole: Coding agent for the Tern scheduling app',
+      lines,
+      budgetTokens: 200,
+      scene: { name: 'Invoice numbers check', keywords: ['invoice numbers', 'staging deploy'] },
+    });
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+    expect(text).not.toMatch(/folded/u);
+    for (const label of labels) {
+      const firstWords = label.split(' ').slice(0, 3).join(' ');
+      expect(text, label).toContain(`: ${firstWords}`);
+    }
   });
 
   it('speaks in words every surface understands, never a library function', () => {

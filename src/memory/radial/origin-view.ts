@@ -36,14 +36,27 @@ export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** How much of a line an origin entry shows, richest first. */
-type EntryForm = 'full' | 'label' | 'dated' | 'count';
-const FORMS: readonly EntryForm[] = ['full', 'label', 'dated', 'count'];
+/**
+ * How much of a line an origin entry shows, richest first. What a line is about (its newest
+ * task's label) is worth more to the agent than the date, so the date goes before the label.
+ */
+type EntryForm = 'full' | 'label' | 'undated' | 'bare' | 'short' | 'count';
+const FORMS: readonly EntryForm[] = ['full', 'label', 'undated', 'bare', 'short', 'count'];
+
+/** Most code points of the newest task's label an entry shows, by form. */
+const LABEL_MAX: Readonly<Record<Exclude<EntryForm, 'full' | 'count'>, number>> = {
+  label: 40,
+  undated: 40,
+  bare: 40,
+  short: 24,
+};
 
 /**
  * The origin's entry for one line: its id, its newest task at the origin level (`full`: the
- * line's name, the task's label and gist; `label`: the label cut short; `count`: nothing), how
- * many tasks it holds and the date of the newest.
+ * line's name, the task's label and gist; `label`, `undated` and `bare`: the label; `short`:
+ * the label cut short; `count`: nothing), how many tasks it holds (left out by `bare` and
+ * `short`, which spend their tokens on the label) and, in the two richest forms, the date of the
+ * newest.
  */
 export function originEntry(line: LineOverview, form: EntryForm = 'full'): string {
   const id = oneLine(truncateText(line.id, 40));
@@ -54,13 +67,13 @@ export function originEntry(line: LineOverview, form: EntryForm = 'full'): strin
     return `- ${head}: no tasks yet${description.length > 0 ? ` — ${description}` : ''}`;
   }
   const count = line.nodeCount === 1 ? '1 task' : `${line.nodeCount} tasks`;
-  const tail = `${count}, ${formatDate(line.latest.createdAt)}`;
   if (form === 'count') return `- ${id}: ${count}`;
-  if (form === 'dated') return `- ${id}: ${tail}`;
   const gist =
     form === 'full'
       ? oneLine(line.latest.sOrigin ?? truncateText(line.latest.taskLabel, 80))
-      : oneLine(truncateText(line.latest.taskLabel, 40));
+      : truncateText(oneLine(line.latest.taskLabel), LABEL_MAX[form]);
+  if (form === 'bare' || form === 'short') return `- ${head}: ${gist}`;
+  const tail = form === 'full' || form === 'label' ? `${count}, ${formatDate(line.latest.createdAt)}` : count;
   return `- ${head}: ${gist} (${tail})`;
 }
 
@@ -170,9 +183,10 @@ function foldLine(folded: { lines: number; nodes: number }): string {
 
 /**
  * Every line is shown if it can be: entries start in their richest form, and while the whole
- * does not fit, entries are shortened round by round (gist, then label, then date dropped), the
- * least recently active first in each round. Only when every entry is compact and still too many are the
- * least recently active lines folded into one count line. Shown in creation order.
+ * does not fit, entries are shortened round by round (the gist goes, then the date, the count,
+ * half the label, and last the label, leaving the count), the least recently active first in each
+ * round. Only when every entry is compact and still too many are the least recently active lines
+ * folded into one count line. Shown in creation order.
  */
 function chooseLines(
   input: OriginInput,
@@ -197,7 +211,7 @@ function chooseLines(
           ),
         ) + 1
       : 0;
-  // Round by round (gist, then label, then date dropped), the least recently active first.
+  // Round by round (gist, date, long label, label dropped), the least recently active first.
   rounds: for (let form = 0; form < FORMS.length - 1; form++) {
     for (let i = shown.length - 1; i >= 0; i--) {
       if (base + sum <= input.budgetTokens) break rounds;
