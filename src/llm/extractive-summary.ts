@@ -20,7 +20,10 @@
  * first (the best sentence that states a cause found or a choice made, including a list item a
  * decision introduces or a later sentence picks), then what came of it; the label leads only
  * when it adds words, shortened when it would crowd the outcome out (every view shows the label
- * beside the brief), and a short first sentence of the caller's summary keeps its room. All four
+ * beside the brief), and a short first sentence of the caller's summary keeps its room (and takes
+ * the label's place when it restates it); extracts that repeat what that sentence says are worth
+ * less. A point the user settled at the start behind a lead-in that reports an agreement ("From
+ * today's sync: we're staying on X") weighs as a labelled decision. All four
  * levels come from one analysis of the text, so the cost is one pass over the input.
  */
 import { codePointLength, oneLine } from '../core/text.js';
@@ -124,6 +127,12 @@ const REMEDY_RE =
 // A sentence that picks one of a numbered list ("Going with 2.", "option 3 it is").
 const PICKS_ITEM_RE =
   /\b(?:go(?:ing)? with|pick(?:ing|ed)?|cho(?:ose|osing|se)|take|taking|prefer|let's do|we'll do|option)\s+(?:option\s+|number\s+|#)?(\d{1,2})\b(?![.,]\d)/iu;
+// A request ("…, so please fix how we compute it") states no cause found and no choice made.
+const REQUEST_RE = /\b(?:please|can you|could you|would you|I'd like|I need you)\b/iu;
+// A lead-in that reports what was agreed elsewhere ("From this morning's sync:", "What we
+// established on the call:").
+const AGREED_LEAD_RE =
+  /\b(?:agreed|established|decided|settled|decisions?|sync|call|meeting|stand-?up|retro|review|discussion)\b/iu;
 const DIGIT_RE = /\d/u;
 const LIST_NUMBER_RE = /^\(?(\d{1,3})[.)]\s/u;
 const LIST_ITEM_START_RE = /^(?:\(?\d{1,3}[.)]|[-*•]|\(\p{L}\))\s/u;
@@ -206,15 +215,20 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const index = unitIndex.get(unit) ?? 0;
     const chosenItem = picked.has(unit);
     const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
-    const why = chosenItem || WHY_RE.test(unit.text);
+    const why = chosenItem || (WHY_RE.test(unit.text) && !REQUEST_RE.test(unit.text));
     const cause = why && CAUSE_RE.test(unit.text);
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
+    // A point the user settled, introduced by a lead-in ("What we already established on the
+    // call: the deploy …", "From today's sync: we're staying on X"), is also offered without it;
+    // a lead-in that reports an agreement labels the point as a decision does.
+    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : -1;
+    const agreed = point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
     const base =
       unitFactor(unit, length, lastBlock) *
-      (chosenItem ? CUE_LABELLED / CUE : 1) *
+      (chosenItem || agreed ? CUE_LABELLED / CUE : 1) *
       (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,
@@ -248,7 +262,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       // Its openings too (an aside often sits right in the clause a short level needs).
       if (unit.end - unit.start > CLAUSE_FROM) {
         for (const end of clausePrefixEnds(short, 0, short.length)) {
-          if (end < MIN_PREFIX || short.slice(0, end).endsWith('…')) continue;
+          if (end < MIN_PREFIX || end <= point || short.slice(0, end).endsWith('…')) continue;
           raw.push({
             unit: index,
             start: unit.start,
@@ -266,9 +280,6 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         }
       }
     }
-    // A point the user settled, introduced by a lead-in ("What we already established on the
-    // call: the deploy …", "From today's sync: we're staying on X"), is also offered without it.
-    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : -1;
     if (point > 0) {
       raw.push({
         unit: index,
@@ -286,7 +297,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     }
     if (unit.end - unit.start > CLAUSE_FROM) {
       for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
-        if (end - unit.start < MIN_PREFIX) continue;
+        // An opening that holds only the lead-in says nothing.
+        if (end - unit.start < MIN_PREFIX || end <= unit.start + point) continue;
         raw.push({
           unit: index,
           start: unit.start,
@@ -333,6 +345,9 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   const weights = new Float64Array(vocabulary.size);
   for (const [term, id] of vocabulary) {
     let weight = Math.log(1 + (frequency[id] ?? 0));
+    // Character pairs of an unspaced script overlap (each character is in two), and its words
+    // are about two characters long: a pair weighs half a word.
+    if (isPair(term)) weight *= PAIR_WEIGHT;
     if (hintTerms.has(term)) weight *= LABEL_BOOST;
     if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
     weights[id] = weight;
@@ -516,6 +531,14 @@ function summaryTokens(text: string, base: number): Tokens {
   return { offsets, terms };
 }
 
+/** What a character pair of an unspaced script weighs beside a word. */
+const PAIR_WEIGHT = 0.5;
+
+/** True when `term` is a character pair of an unspaced script ({@link summaryTokens}). */
+function isPair(term: string): boolean {
+  return term.length <= 4 && UNSPACED_RE.test(term);
+}
+
 /** Distinct content terms of `text`. */
 function termSet(text: string): Set<string> {
   return new Set(summaryTokens(text, 0).terms);
@@ -673,10 +696,13 @@ function choose(
   separator: number,
   floor = FLOOR,
   whyFirst = false,
-): { chosen: Candidate[]; top: number; lead: number } {
+  shown: readonly number[] = [],
+): { chosen: Candidate[]; top: number; lead: number; best: number } {
   const decay = decayBuffer(analysis.weights.length);
   try {
-    return chooseWith(analysis, room, separator, floor, whyFirst, decay);
+    // What the level already shows (the label, the caller's summary) makes extracts that repeat it redundant.
+    for (const id of shown) decay[id] = REDUNDANCY;
+    return chooseWith(analysis, room, separator, floor, whyFirst, decay, shown.length > 0);
   } finally {
     decay.fill(1, 0, analysis.weights.length);
   }
@@ -698,7 +724,8 @@ function chooseWith(
   floor: number,
   whyFirst: boolean,
   decay: Float64Array,
-): { chosen: Candidate[]; top: number; lead: number } {
+  discounted: boolean,
+): { chosen: Candidate[]; top: number; lead: number; best: number } {
   const chosen: Candidate[] = [];
   const groups = new Set<number>();
   let used = 0;
@@ -708,6 +735,13 @@ function chooseWith(
   for (const candidate of analysis.ranked) {
     if (candidate.size > 0 && candidate.size <= room) queue.push({ candidate, worth: candidate.worth });
     if (queue.length >= CHOOSE_FROM) break;
+  }
+  // The best whole sentence's worth beside what is shown.
+  let best = analysis.best?.worth ?? 0;
+  if (discounted) {
+    for (const entry of queue) entry.worth = value(entry.candidate, analysis.weights, decay);
+    queue.sort((a, b) => b.worth - a.worth);
+    best = analysis.best ? value(analysis.best, analysis.weights, decay) : 0;
   }
   const fits = (c: Candidate): boolean =>
     !groups.has(c.group) && used + c.size + (chosen.length > 0 ? separator : 0) + (c.partial ? 1 : 0) <= room;
@@ -766,7 +800,7 @@ function chooseWith(
     if (!pick || pick.worth <= 0 || pick.worth < top * floor) break;
     accept(pick.candidate, pick.worth);
   }
-  return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead };
+  return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead, best };
 }
 
 // A plan ("Rather than guess, I'll record traces …") is not a choice that came of the work.
@@ -1074,7 +1108,6 @@ const LABEL_GIVES_WAY = 1.25;
  */
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
-  const short = shortLabel(label);
   // A short first sentence of the caller's summary is what the caller chose to say, and so is one
   // of up to 60% of the cap that states an outcome: its room is kept before any extract is
   // chosen. A longer one comes only if room is left.
@@ -1086,13 +1119,17 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
       ? first
       : '';
   const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
+  // A kept summary sentence that restates the label says it again with the outcome: the label goes.
+  const restated = kept.length > 0 && restates(kept, analysis.hintTerms);
+  const short = restated ? '' : shortLabel(label);
   const reserve = keptRoom + (short.length > 0 ? codePointLength(short) + separator : 0);
+  const keptTerms = kept.length > 0 ? idsOf(analysis, kept) : [];
   const withLabel =
     cap - reserve > 12
-      ? weighedBody(analysis, cap - reserve, true)
+      ? weighedBody(analysis, cap - reserve, true, keptTerms)
       : { text: '', worth: 0, terms: () => new Set<number>() };
   // The label gives way when the room it takes would cost a clearly better extract.
-  const whole = weighedBody(analysis, cap - keptRoom, true);
+  const whole = weighedBody(analysis, cap - keptRoom, true, keptTerms);
   const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
   const body = pick.text;
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
@@ -1103,7 +1140,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
     const id = analysis.vocabulary.get(term);
     return id !== undefined && bodyTerms.has(id);
   };
-  if ([...analysis.hintTerms].some((term) => !inBody(term))) {
+  if (!restated && [...analysis.hintTerms].some((term) => !inBody(term))) {
     const head = codePointLength(label) + separator <= left ? label : short;
     if (head.length > 0 && codePointLength(head) + separator <= left) {
       parts.push(head);
@@ -1119,6 +1156,28 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   }
   parts.push(body);
   return parts.join(LABEL_SEPARATOR);
+}
+
+/** Share of the label's content words a summary sentence must use to restate it. */
+const RESTATES = 0.6;
+
+/** True when `sentence` uses most of the label's content words (`labelTerms`). */
+function restates(sentence: string, labelTerms: ReadonlySet<string>): boolean {
+  if (labelTerms.size === 0) return true;
+  const terms = termSet(sentence);
+  let shared = 0;
+  for (const term of labelTerms) if (terms.has(term)) shared++;
+  return shared >= labelTerms.size * RESTATES;
+}
+
+/** The ids of the terms of `text` that the analysed text uses. */
+function idsOf(analysis: Analysis, text: string): number[] {
+  const out: number[] = [];
+  for (const term of termSet(text)) {
+    const id = analysis.vocabulary.get(term);
+    if (id !== undefined) out.push(id);
+  }
+  return out;
 }
 
 /** The label whole when short, else its opening up to a clause mark, else cut at a word (both with `…`). */
@@ -1161,12 +1220,23 @@ function weighedBody(
   analysis: Analysis,
   room: number,
   oneLineMode: boolean,
+  shown: readonly number[] = [],
 ): { text: string; worth: number; terms: () => ReadonlySet<number> } {
   const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
-  const { chosen, top, lead } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode);
+  const {
+    chosen,
+    top,
+    lead,
+    best: bestWorth,
+  } = choose(analysis, room - 1, separatorCost(oneLineMode), floor, oneLineMode, shown);
   const best = bestOf(analysis);
-  const bestWorth = best?.worth ?? 0;
-  if (best && best.size > room - 1 && room >= CUT_ROOM && Math.max(top, lead) < bestWorth * CUT_WORTH) {
+  if (
+    best &&
+    best.size > room - 1 &&
+    room >= CUT_ROOM &&
+    Math.max(top, lead) < bestWorth * CUT_WORTH &&
+    !(oneLineMode && chosen.some((c) => c.why))
+  ) {
     // The shortest whole form of the best sentence (its asides left out), cut if it must be.
     const shortest = analysis.candidates
       .filter((c) => c.group === best.group && !c.partial)

@@ -59,3 +59,56 @@ describe('taskLevels: the brief', () => {
     for (const text of [levels.brief, levels.summary]) expect(text).not.toMatch(/worker-7 job=/u);
   });
 });
+
+/** A session whose user relays a decision made elsewhere, then asks for work the rest is about. */
+function relayedDecision(): string {
+  const log = Array.from(
+    { length: 24 },
+    (_, i) =>
+      `2025-02-1${i % 10}T03:${String(i).padStart(2, '0')}:11Z session-api pod=${i % 3} login latency_ms=${900 + i * 7}`,
+  ).join('\n');
+  return [
+    '[user]',
+    "From Tuesday's platform sync: we're keeping the current store, not moving to Memcached.",
+    'Logins time out every night around 03:00 in the session service, so please find out why and fix it there.',
+    '[tool:bash]',
+    '$ kubectl logs deploy/session-api --since=2h | grep login',
+    log,
+    '[assistant]',
+    'The login latency climbs from 40 ms to over 900 ms between 03:00 and 03:20 on every session-api pod, and the session service logs a Redis timeout for each slow login request in that window.',
+    'The Redis instance for the session service runs its nightly snapshot at 03:00, and the session service waits on every Redis call while the snapshot forks the instance and copies its memory pages.',
+    '[assistant]',
+    'The session service now keeps a local cache of recent Redis session reads, and the nightly snapshot of the session Redis instance now runs on the replica at 03:00, so login latency in the session service stays near 40 ms all night.',
+    'Login latency on every session-api pod stayed under 60 ms through the 03:00 snapshot window last night, and the session service logged no Redis timeout.',
+  ].join('\n');
+}
+
+describe('taskLevels: what the user settled and what the caller wrote', () => {
+  it('brings a decision relayed from a meeting at the start into the brief', () => {
+    const levels = taskLevels(
+      {
+        label: 'Night login timeouts in the session service',
+        summary: '',
+        files: [],
+        todos: [],
+        context: relayedDecision(),
+      },
+      LEVEL_CAPS,
+    );
+    expect(levels.brief).toMatch(/keeping the current store, not moving to Memcached/u);
+    // The request that follows ("…, so please find out why") is not taken for a cause found.
+    expect(levels.brief).not.toMatch(/please find out why/u);
+  });
+
+  it('leads the brief with a caller summary that restates the label, without repeating the label', () => {
+    const label = 'Logins fail at night';
+    const summary = 'Logins fail at night because of the Redis snapshot; fixed by moving it to the replica.';
+    const levels = taskLevels(
+      { label, summary, files: [], todos: [], context: relayedDecision() },
+      LEVEL_CAPS,
+    );
+    expect(levels.brief.startsWith(summary)).toBe(true);
+    expect(levels.brief.split(label).length - 1).toBe(1);
+    expect(codePointLength(levels.brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+  });
+});
