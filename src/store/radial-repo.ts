@@ -36,9 +36,6 @@ export interface NodeRowMatch {
   readonly bm25: number;
 }
 
-/** Widest FTS5 window a navigation reads before it reads every match. */
-const MATCH_WINDOW_MAX = 200_000;
-
 /** A node to insert. */
 export interface NewNode {
   readonly id: string;
@@ -319,7 +316,10 @@ export class RadialRepo {
    * FTS5 picks its best rows first (`bm25()` ordered with a limit, a top-N sort, not a sort of
    * every match), and only those are joined with their provenance and filtered; when fewer than
    * `limit` of them are the agent's radial rows (a memory holding other agents or conversation
-   * rows) and FTS5 had more, the window grows 16-fold, at last to every match.
+   * rows) and FTS5 had more, every match is read. FTS5 scores every match on each read (only the
+   * sort is bounded), so a second read goes straight to all of them: a wider window would cost a
+   * third scoring when it fell short too (a 1,000-character query of common words over a
+   * conversation-heavy file cost three times its index lookup).
    */
   matchNodeRows(
     agentId: number,
@@ -339,19 +339,20 @@ export class RadialRepo {
     );
     return this.#engine.read('navigate', () => {
       const limit = Math.max(1, Math.floor(options.limit));
-      for (let window = limit * 2; ; window *= 16) {
-        const unbounded = window > MATCH_WINDOW_MAX;
-        const rows = statement.all({
+      const read = (window: number): NodeRowMatch[] =>
+        statement.all({
           match,
-          window: unbounded ? -1 : window,
+          window,
           agent: agentId,
           line: options.lineId ?? null,
           limit,
         }) as NodeRowMatch[];
-        if (unbounded || rows.length >= limit) return rows;
-        // Fewer than asked for: final only when FTS5 has no more matches beyond the window.
-        if ((matched.pluck().get({ match, window }) as number) < window) return rows;
-      }
+      const window = limit * 2;
+      const rows = read(window);
+      if (rows.length >= limit) return rows;
+      // Fewer than asked for: final only when FTS5 has no more matches beyond the window.
+      if ((matched.pluck().get({ match, window }) as number) < window) return rows;
+      return read(-1);
     });
   }
 

@@ -95,6 +95,28 @@ function filterSql(filter: DocFilter): { sql: string; params: Record<string, unk
   return { sql: where.join(' AND '), params };
 }
 
+/**
+ * How many times `limit` best matches the candidate query sorts when its filter passes most rows
+ * (see {@link RecallRepo.match}): room for rows of other agents and layers before a second read.
+ */
+const MATCH_WINDOW_FACTOR = 2;
+
+/**
+ * True when a filter is expected to pass most matches: the agent's own rows and the file-wide
+ * ones, of every layer or at least its conversation records (most of any memory's rows). A
+ * scene, turn, line or time condition usually passes few, so those reads sort every match at once.
+ */
+function passesMost(filter: DocFilter): boolean {
+  return (
+    filter.lineId === undefined &&
+    filter.sceneId === undefined &&
+    filter.topicId === undefined &&
+    filter.from === undefined &&
+    filter.to === undefined &&
+    (filter.layers === undefined || filter.layers.length === 0 || filter.layers.includes('archive'))
+  );
+}
+
 /** An archive record's words and speaker. */
 export interface ArchiveText {
   readonly content: string;
@@ -141,31 +163,50 @@ export class RecallRepo {
     // filtered. They are sorted by `bm25(search_fts)` in SQLite's own sorter rather than by
     // FTS5's `ORDER BY rank`: the same scores (rank is bm25 by default), but FTS5's rank sort
     // runs a nested query of its own over every match, ~20 % dearer (docs/benchmarks.md,
-    // "Fourth round").
+    // "Fourth round"). FTS5 scores every match either way; the sorter keeps only the best
+    // `window` of them when the filter is expected to pass most rows (a sort of every match
+    // costs ~0.7 ms more per query at 100,000 records, and grows with the file), and the read is
+    // repeated over every match when the window held fewer than `limit` rows passing the filter.
     const where = filterSql(filter);
-    const rows = this.#engine
-      .statement(
-        `SELECT ${DOC_COLUMNS}, -f.score AS bm25
-         FROM (SELECT rowid, bm25(search_fts) AS score FROM search_fts WHERE search_fts MATCH :match
-               ORDER BY score LIMIT -1) f
-         CROSS JOIN search_docs d ON d.rowid = f.rowid
-         WHERE ${where.sql}
-         ORDER BY f.score LIMIT :limit`,
-      )
-      .raw()
-      .all({ ...where.params, match, limit }) as RawDocArray[];
-    return rows.map((row) => ({
-      rowid: row[0],
-      agentId: row[1],
-      layer: row[2],
-      ref: row[3],
-      part: row[4],
-      lineId: row[5],
-      sceneId: row[6],
-      topicId: row[7],
-      createdAt: row[8],
-      bm25: (row[9] as number | null) ?? 0,
-    }));
+    const run = (window: number): MatchedDoc[] =>
+      (
+        this.#engine
+          .statement(
+            `SELECT ${DOC_COLUMNS}, -f.score AS bm25
+             FROM (SELECT rowid, bm25(search_fts) AS score FROM search_fts WHERE search_fts MATCH :match
+                   ORDER BY score LIMIT :window) f
+             CROSS JOIN search_docs d ON d.rowid = f.rowid
+             WHERE ${where.sql}
+             ORDER BY f.score LIMIT :limit`,
+          )
+          .raw()
+          .all({ ...where.params, match, limit, window }) as RawDocArray[]
+      ).map((row) => ({
+        rowid: row[0],
+        agentId: row[1],
+        layer: row[2],
+        ref: row[3],
+        part: row[4],
+        lineId: row[5],
+        sceneId: row[6],
+        topicId: row[7],
+        createdAt: row[8],
+        bm25: (row[9] as number | null) ?? 0,
+      }));
+    if (!passesMost(filter)) return run(-1);
+    const window = limit * MATCH_WINDOW_FACTOR;
+    const rows = run(window);
+    if (rows.length >= limit || !this.#matchesMoreThan(match, window - 1)) return rows;
+    return run(-1);
+  }
+
+  /** True when FTS5 holds more than `count` rows matching `match` (reads at most `count + 1`). */
+  #matchesMoreThan(match: string, count: number): boolean {
+    const seen = this.#engine
+      .statement('SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)')
+      .pluck()
+      .get(match, count + 1) as number;
+    return seen > count;
   }
 
   /** The bare FTS5 floor: rowids matching `match`, best first (benchmarks compare against it). */

@@ -136,21 +136,22 @@ describeEngines('HTTP read pool', (engine) => {
           return { status: response.status, body: await response.text() };
         });
         await new Promise((resolve) => setTimeout(resolve, 20));
-        const cheap: number[] = [];
-        for (const url of cheapUrls) {
+        // Cheap requests one after another until the long read is answered (each route at least once).
+        const cheap: { ms: number; done: number }[] = [];
+        for (let i = 0; i < cheapUrls.length || (longDone === 0 && i < 200); i++) {
+          const url = cheapUrls[i % cheapUrls.length] as string;
           const before = performance.now();
           const response = await fetch(`${server.url}${url}`);
           expect(response.status, url).toBe(200);
           await response.arrayBuffer();
-          cheap.push(performance.now() - before);
+          cheap.push({ ms: performance.now() - before, done: performance.now() });
         }
-        const cheapDone = performance.now();
         const answer = await long;
         expect(answer.status, answer.body.slice(0, 200)).toBe(200);
-        // 10x the 50 ms target, per request; when the long read took longer than the cheap ones
-        // together, they were answered while it ran.
-        for (const ms of cheap) expect(ms).toBeLessThan(500);
-        if (longDone - started > 600) expect(cheapDone).toBeLessThan(longDone);
+        // 10x the 50 ms target, per request; and some were answered while the long read ran.
+        for (const { ms } of cheap) expect(ms).toBeLessThan(500);
+        const during = cheap.filter(({ done }) => done < longDone).length;
+        expect(during, `long read ${(longDone - started).toFixed(0)} ms`).toBeGreaterThan(0);
       } finally {
         await server.close();
       }

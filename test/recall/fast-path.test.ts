@@ -203,3 +203,49 @@ describeEngines('ranking reads', (engine) => {
     );
   });
 });
+
+describeEngines('candidates crowded out by another agent', () => {
+  it("reads past another agent's better matches to the asking agent's own", async () => {
+    const memory = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
+    try {
+      const own = memory.primary();
+      const other = await memory.agent('other');
+      // The other agent's rows hold the word twice in short texts: they outrank every own row, and
+      // fill any window of the best matches a few times the asked-for count wide.
+      await other.search({ newScene: true });
+      await other.appendArchiveMany(
+        Array.from({ length: 700 }, (_, i) => ({
+          kind: 'event' as const,
+          eventType: 'tool_result',
+          content: `quill quill ${RARE[i % RARE.length]}`,
+        })),
+      );
+      await other.update({ outcome: 'seeded' });
+      await own.search({ newScene: true });
+      await own.appendArchiveMany(
+        Array.from({ length: 40 }, (_, i) => ({
+          kind: 'event' as const,
+          eventType: 'tool_result',
+          content: `quill ${COMMON.join(' ')} ${RARE.slice(0, 1 + (i % 20)).join(' ')}`,
+        })),
+      );
+      await own.update({ outcome: 'seeded' });
+      const agentId = own.info().id;
+      for (const limit of [1, 10, 40]) {
+        const hits = await searchIndex(memory.memoryStore, {
+          agentId,
+          query: 'quill',
+          layers: ['archive'],
+          limit,
+          weights: { candidates: limit },
+        });
+        expect(hits).toHaveLength(limit);
+        expect(hits.every((hit) => hit.agentId === agentId)).toBe(true);
+      }
+      const records = await own.searchArchive({ text: 'quill', limit: 40 });
+      expect(records).toHaveLength(40);
+    } finally {
+      await memory.close();
+    }
+  });
+});

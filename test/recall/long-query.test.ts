@@ -33,6 +33,13 @@ function cjk(chars: number, seed: number): string {
   return text.slice(0, chars);
 }
 
+/** Latin words and CJK runs in turn, as a pasted bilingual document reads. */
+function mixed(chars: number, seed: number): string {
+  let text = '';
+  for (let i = 0; text.length < chars; i++) text += `${latin(200, seed + i)} ${cjk(120, seed + i)} `;
+  return text.slice(0, chars);
+}
+
 async function seeded(): Promise<MemoryDB> {
   const db = await openMemory(tempFile(), { durability: 'normal' });
   const agent = db.primary();
@@ -93,6 +100,7 @@ describe('long queries', () => {
         for (const [kind, make] of [
           ['latin', latin],
           ['cjk', cjk],
+          ['cjk and latin', mixed],
         ] as const) {
           const long = make(limit, 1);
           expect(long.length).toBe(limit);
