@@ -480,15 +480,21 @@ export class PgRecallRepo implements RecallRepository {
 
   /**
    * The archive rows of each of `topicIds` (the first `limitEach` written of each), in one
-   * query, ordered by topic then rowid: the turns a recall context shows, read at once.
+   * query, ordered by topic then rowid: the turns a recall context shows, read at once. Each
+   * topic is a walk of the `(topic_id, rowid)` index that stops after `limitEach` rows (named as
+   * a range of one value, as in {@link topicRecords}); numbering every row of the topics and
+   * keeping the first ones read all of each turn (~80 ms for turns of 5,000 records).
    */
   async topicsRecords(topicIds: readonly string[], limitEach: number): Promise<DocRow[]> {
     if (topicIds.length === 0) return [];
     const { rows } = await this.#db.query<RawDoc>(
-      `SELECT ${DOC_COLUMNS} FROM (
-         SELECT d.*, row_number() OVER (PARTITION BY d.topic_id ORDER BY d.rowid) AS n
-         FROM search_docs d WHERE d.topic_id = ANY($1::text[]) AND d.layer = 'archive'
-       ) d WHERE d.n <= $2 ORDER BY d.topic_id COLLATE "C", d.rowid`,
+      `SELECT n.* FROM unnest($1::text[]) AS t(topic)
+       CROSS JOIN LATERAL (
+         SELECT ${DOC_COLUMNS} FROM search_docs d
+         WHERE d.topic_id >= t.topic AND d.topic_id <= t.topic AND d.layer = 'archive'
+         ORDER BY d.topic_id, d.rowid LIMIT $2
+       ) n
+       ORDER BY n.topic_id COLLATE "C", n.rowid`,
       [[...new Set(topicIds)], sqlLimit(limitEach)],
     );
     return rows.map(doc);
