@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/api/memory-db.js';
 import { HedgehopError } from '../../src/core/errors.js';
@@ -78,6 +79,47 @@ describe.skipIf(!PG_TEST_URL)(
       const hits = await again.searchArchive({ text: 'walrus' });
       expect(hits.map((hit) => hit.content).sort()).toEqual(['walrus one', 'walrus two']);
       await db.close();
+    });
+
+    it("find an archive record's index row through the unique index, not by reading the whole index table (migration 8)", async () => {
+      const url = freshPgUrl();
+      const schema = parsePgUrl(url).schema;
+      const db = await openMemory(url, { dream: { auto: false } });
+      const agent = db.primary();
+      await agent.search({ newScene: true });
+      const written = await agent.appendArchive({
+        kind: 'utterance',
+        role: 'user',
+        content: 'one',
+        createdAt: 1,
+      });
+      await db.close();
+      const client = new pg.Client({
+        connectionString: (PG_TEST_URL as string).replace(/([?&])memory=[^&]*&?/, '$1'),
+      });
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(`SET LOCAL search_path TO "${schema}"`);
+        // With sequential scans priced out, one is still taken only where no index can serve.
+        await client.query('SET LOCAL enable_seqscan = off');
+        // The topic id carries its column's collation ("C") into the call, as appendArchive's does.
+        const { rows } = await client.query<{ o_status: string }>(
+          `SELECT w.o_status FROM topics t, hh_archive_write(t.agent_id, t.id, NULL, ARRAY['utterance'], ARRAY['user'],
+             ARRAY[NULL::text], ARRAY['text'], ARRAY[NULL::text], ARRAY[NULL::int], ARRAY['two'], ARRAY[2::bigint],
+             ARRAY['''two'''], ARRAY[1], ARRAY[NULL::text]) w WHERE t.id = $1`,
+          [written.topicId],
+        );
+        expect(rows.map((row) => row.o_status)).toEqual(['ok']);
+        const scans = await client.query<{ seq_scan: number; idx_scan: number }>(
+          "SELECT seq_scan::int, idx_scan::int FROM pg_stat_xact_user_tables WHERE relid = 'search_docs'::regclass",
+        );
+        expect(scans.rows[0]?.seq_scan).toBe(0);
+        expect(scans.rows[0]?.idx_scan).toBeGreaterThan(0);
+      } finally {
+        await client.query('ROLLBACK').catch(() => undefined);
+        await client.end();
+      }
     });
 
     it('refuse as the SQLite engine does: no open turn, a plan step not in the plan, no such line', async () => {

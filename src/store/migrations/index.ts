@@ -6,6 +6,7 @@ import { v4Knowledge } from './004-knowledge.js';
 import { v5Index } from './005-index.js';
 import { v6KnowledgeSearch } from './006-knowledge-search.js';
 import { v7PgWriteFunctions } from './007-pg-write-functions.js';
+import { v8PgIndexPutCollation } from './008-pg-index-put-collation.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v5Index,
   v6KnowledgeSearch,
   v7PgWriteFunctions,
+  v8PgIndexPutCollation,
 ];
 
 /** The schema version this build writes. */

@@ -14,7 +14,8 @@ import type { PgQuery } from './pg-query.js';
 
 /**
  * The repositories of one PostgreSQL transaction, each over that transaction's client.
- * `termCounts`: the store's recall statistics kept across its reads (see {@link TermCounts}).
+ * `termCounts`: the store's recall statistics kept across its reads (see {@link TermCounts}),
+ * given for a read only: each read is one snapshot, whose rows recall keeps once read.
  */
 export function pgRepositories(db: PgQuery, termCounts?: TermCounts): StoreTx {
   const vectors = new PgVectorRepo(db);
@@ -28,7 +29,7 @@ export function pgRepositories(db: PgQuery, termCounts?: TermCounts): StoreTx {
     conversation,
     radial: new PgRadialRepo(db, index),
     knowledge: new PgKnowledgeRepo(db, index),
-    recall: new PgRecallRepo(db, termCounts),
+    recall: new PgRecallRepo(db, termCounts, termCounts !== undefined),
     reindex: new PgReindexRepo(db),
     engram: new PgEngramRepo(db),
     dream: new PgDreamRepo(db, index, conversation),

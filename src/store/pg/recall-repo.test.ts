@@ -314,6 +314,75 @@ describe.skipIf(reason !== '')('PgIndexRepo + PgRecallRepo give what IndexRepo +
     expect(resolved.get(4)?.text).toBe('tea: green');
   });
 
+  it('in a read snapshot, answers the archive records of rows it has read from what came with them, as SQLite answers', async () => {
+    const long = `Bo: ${'word '.repeat(500)}end`;
+    const records: [number, string, string | null, string | null, string][] = [
+      [1, 'utterance', 'user', 'Ana', 'Ana: the runner is out of disk'],
+      [2, 'utterance', 'agent', null, 'Caroline: deploy the runner again 東京'],
+      [3, 'utterance', 'user', null, 'no label, but deploy: here'],
+      [4, 'utterance', 'agent', null, long],
+      [5, 'event', null, null, '😀 deploy output'],
+    ];
+    await same(async (r) => {
+      await r.exec(
+        "INSERT INTO scenes (id, agent_id, name, created_at, last_used_at) VALUES ('s1', 1, 'S', 1, 1)",
+      );
+      await r.exec(
+        `INSERT INTO topics (id, agent_id, scene_id, kind, status, name, keywords, outcome, opened_at, closed_at)
+         VALUES ('t1', 1, 's1', 'turn', 'closed', 'Deploys', '[]', NULL, 1, 2)`,
+      );
+      for (const [id, kind, role, speaker, content] of records) {
+        await r.exec(
+          `INSERT INTO archive (id, agent_id, topic_id, seq, kind, role, speaker, event_type, content, created_at)
+           VALUES (?, 1, 't1', ?, ?, ?, ?, ?, ?, ?)`,
+          [id, id, kind, role, speaker, kind === 'event' ? 'tool' : null, content, id],
+        );
+        await r.index.upsert({
+          layer: 'archive',
+          ref: String(id),
+          part: '',
+          agentId: 1,
+          lineId: null,
+          sceneId: 's1',
+          topicId: 't1',
+          createdAt: id,
+          text: content,
+        });
+      }
+    });
+    const ids = [1, 2, 3, 4, 5];
+    const ask = async (recall: Repos['recall'], found: readonly DocRow[]) => ({
+      records: await recall.archiveRecords(ids),
+      heads: await recall.speakerHeads(ids, 64),
+      short: await recall.speakerHeads(ids, 9),
+      texts: await recall.resolve(found),
+    });
+    const expected = await pair.sqlite.read('expected', async (tx) => {
+      const found = await tx.recall.topicsRecords(['t1'], 10);
+      return { found, ...(await ask(tx.recall, found)) };
+    });
+    expect(expected.found).toHaveLength(5);
+    let statements = 0;
+    const counting = {
+      query: <R extends object>(text: string, values?: readonly unknown[]) => {
+        statements++;
+        return pair.pg.db.query<R>(text, values);
+      },
+    };
+    await pair.pg.db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      const repo = new PgRecallRepo(counting, undefined, true);
+      const found = await repo.topicsRecords(['t1'], 10);
+      const before = statements;
+      const got = { found, ...(await ask(repo, found)) };
+      expect(got).toEqual(expected);
+      // Only the record too long to come along is read again (its words, then its text).
+      expect(statements - before).toBe(2);
+    } finally {
+      await pair.pg.db.query('COMMIT');
+    }
+  });
+
   it('a read keeps its counts for later matches and reads, caps counts when asked, and counts afresh after a write', async () => {
     await seed();
     const terms = [stem('deploy'), stem('cat'), stem('garden'), '東京', 'nothing'];

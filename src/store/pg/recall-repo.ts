@@ -20,6 +20,7 @@ import {
   type RawDoc,
   type TopicTextRow,
 } from '../recall-rows.js';
+import { sliceCodePoints } from '../../core/text.js';
 import type { RecallRepository } from '../seam.js';
 import { BM25_B, BM25_K1, bm25Idf, fitLexeme, lexemeQuery, parseMatch, phrasesQuery } from './fts.js';
 import { first, fromUtf8, int, intOrNull, sqlLimit } from './pg-values.js';
@@ -27,6 +28,53 @@ import type { PgQuery } from './pg-query.js';
 
 const DOC_COLUMNS =
   'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at';
+
+/**
+ * Code points of an archive record's content sent along with the index rows that name it, in
+ * a read snapshot (longer contents are read when asked for): enough for the utterances recall
+ * ranks and shows, bounded for tool output.
+ */
+const KEPT_CONTENT_CHARS = 2000;
+/** Code points of a record's head sent along with it, for speaker labels (`Name: …`). */
+const KEPT_HEAD_CHARS = 256;
+
+/**
+ * `query` (index rows as `d`-less columns, ordered by `order`) with the columns of the archive
+ * record behind each archive row: who, what kind, its length, its content when it is at most
+ * {@link KEPT_CONTENT_CHARS} long, and its head.
+ */
+function withArchive(query: string, order: string): string {
+  return `SELECT x.*, a.id AS a_id, a.role AS a_role, a.speaker AS a_speaker, a.kind AS a_kind,
+            a.event_type AS a_event_type, length(a.content) AS a_chars,
+            CASE WHEN length(a.content) <= ${KEPT_CONTENT_CHARS} THEN a.content END AS a_content,
+            substr(a.content, 1, ${KEPT_HEAD_CHARS}) AS a_head
+          FROM (${query}) x
+          LEFT JOIN archive a ON a.id = CASE WHEN x.layer = 'archive' THEN x.ref::bigint END
+          ORDER BY ${order}`;
+}
+
+/** The archive columns {@link withArchive} adds (absent from rows that are not archive records). */
+interface KeptColumns {
+  a_id?: unknown;
+  a_role?: string | null;
+  a_speaker?: string | null;
+  a_kind?: string;
+  a_event_type?: string | null;
+  a_chars?: unknown;
+  a_content?: string | null;
+  a_head?: string | null;
+}
+
+/** What a read snapshot knows of an archive record (its content only when it was sent whole). */
+interface KeptRecord {
+  readonly role: string | null;
+  readonly speaker: string | null;
+  readonly kind: string;
+  readonly eventType: string | null;
+  readonly chars: number;
+  readonly content: string | null;
+  readonly head: string;
+}
 
 /**
  * The provenance filter, with its values at $1..$7 (an absent filter is bound as NULL).
@@ -126,11 +174,51 @@ export class TermCounts {
 export class PgRecallRepo implements RecallRepository {
   readonly #db: PgQuery;
   readonly #shared: TermCounts | undefined;
+  /** True in a read snapshot: archive records read once are kept for the rest of it. */
+  readonly #snapshot: boolean;
+  /** Archive records sent along with index rows in this snapshot, by id (see {@link withArchive}). */
+  readonly #kept = new Map<number, KeptRecord>();
 
-  /** `shared`: counts kept across this store's reads (see {@link TermCounts}); none: this transaction's only. */
-  constructor(db: PgQuery, shared?: TermCounts) {
+  /**
+   * `shared`: counts kept across this store's reads (see {@link TermCounts}); none: this
+   * transaction's only. `snapshot`: the transaction is one read snapshot (`REPEATABLE READ READ
+   * ONLY`), so a row read once reads the same for the rest of it: the index rows of a match, a
+   * turn or a neighbourhood come with their archive records, and ranking's and the context's
+   * later reads of those records (their words, speakers, texts) are answered without asking
+   * the server again.
+   */
+  constructor(db: PgQuery, shared?: TermCounts, snapshot = false) {
     this.#db = db;
     this.#shared = shared;
+    this.#snapshot = snapshot;
+  }
+
+  /**
+   * Runs `query` (index rows ordered by `order`, in terms of its output columns as `x.…`); in a
+   * snapshot, with the archive records behind its rows, which are kept.
+   */
+  async #docRows<R extends RawDoc>(query: string, order: string, values: readonly unknown[]): Promise<R[]> {
+    if (!this.#snapshot) return (await this.#db.query<R>(query, values)).rows;
+    const { rows } = await this.#db.query<R & KeptColumns>(withArchive(query, order), values);
+    for (const row of rows) {
+      if (row.a_id === null || row.a_id === undefined) continue;
+      this.#kept.set(int(row.a_id), {
+        role: row.a_role ?? null,
+        speaker: row.a_speaker ?? null,
+        kind: row.a_kind ?? 'utterance',
+        eventType: row.a_event_type ?? null,
+        chars: int(row.a_chars ?? 0),
+        content: row.a_content ?? null,
+        head: row.a_head ?? '',
+      });
+    }
+    return rows;
+  }
+
+  /** The kept record `id` with its whole content, if this snapshot has it. */
+  #keptWhole(id: number): (KeptRecord & { readonly content: string }) | undefined {
+    const kept = this.#kept.get(id);
+    return kept && kept.content !== null ? (kept as KeptRecord & { readonly content: string }) : undefined;
   }
 
   /**
@@ -261,8 +349,8 @@ export class PgRecallRepo implements RecallRepository {
         const lexeme = phrase[0] as string;
         idfOfLexeme.set(lexeme, (idfOfLexeme.get(lexeme) ?? 0) + (idf[i] ?? 1e-6));
       });
-    const { rows } = single
-      ? await this.#db.query<RawDoc & { bm25: unknown }>(
+    const rows = single
+      ? await this.#docRows<RawDoc & { bm25: unknown }>(
           `SELECT * FROM (
              SELECT ${DOC_COLUMNS},
                (SELECT sum(($10::float8[])[array_position($9::text[], u.lexeme)] * (f.tf * $11::float8)
@@ -273,6 +361,7 @@ export class PgRecallRepo implements RecallRepository {
              FROM search_docs d
              WHERE d.body @@ $8::tsquery AND ${FILTER_SQL}) s
            ORDER BY s.bm25 DESC, s.rowid LIMIT $16`,
+          'x.bm25 DESC, x.rowid',
           [
             ...filterValues(filter),
             phrasesQuery(phrases),
@@ -282,7 +371,7 @@ export class PgRecallRepo implements RecallRepository {
             sqlLimit(limit),
           ],
         )
-      : await this.#db.query<RawDoc & { bm25: unknown }>(
+      : await this.#docRows<RawDoc & { bm25: unknown }>(
           `WITH q (phrase, lexeme, idf, size) AS (SELECT * FROM unnest($9::int[], $10::text[], $11::float8[], $12::int[]))
            SELECT * FROM (
              SELECT ${DOC_COLUMNS},
@@ -298,6 +387,7 @@ export class PgRecallRepo implements RecallRepository {
              WHERE d.body @@ $8::tsquery AND ${FILTER_SQL}) s
            WHERE s.bm25 IS NOT NULL
            ORDER BY s.bm25 DESC, s.rowid LIMIT $19`,
+          'x.bm25 DESC, x.rowid',
           [
             ...filterValues(filter),
             phrasesQuery(phrases),
@@ -328,8 +418,9 @@ export class PgRecallRepo implements RecallRepository {
   /** Index rows by rowid (in no particular order; missing rowids are skipped). */
   async docs(rowids: readonly number[]): Promise<DocRow[]> {
     if (rowids.length === 0) return [];
-    const { rows } = await this.#db.query<RawDoc>(
+    const rows = await this.#docRows<RawDoc>(
       `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.rowid = ANY($1::bigint[])`,
+      'x.rowid',
       [rowids.map((r) => Math.trunc(r))],
     );
     return rows.map(doc);
@@ -337,9 +428,10 @@ export class PgRecallRepo implements RecallRepository {
 
   /** Index rows that pass `filter`, newest first (recall without query words). */
   async recent(filter: DocFilter, limit: number): Promise<DocRow[]> {
-    const { rows } = await this.#db.query<RawDoc>(
+    const rows = await this.#docRows<RawDoc>(
       `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE ${FILTER_SQL}
        ORDER BY d.created_at DESC, d.rowid DESC LIMIT $8`,
+      'x.created_at DESC, x.rowid DESC',
       [...filterValues(filter), sqlLimit(limit)],
     );
     return rows.map(doc);
@@ -390,7 +482,7 @@ export class PgRecallRepo implements RecallRepository {
   ): Promise<Map<number, DocRow[]>> {
     const out = new Map<number, DocRow[]>();
     if (seeds.length === 0 || window <= 0) return out;
-    const { rows } = await this.#db.query<RawDoc & { seed: unknown }>(
+    const rows = await this.#docRows<RawDoc & { seed: unknown }>(
       `SELECT s.seed, n.* FROM unnest($1::text[], $2::bigint[]) AS s(scene, seed)
        CROSS JOIN LATERAL (
          (SELECT ${DOC_COLUMNS} FROM search_docs d
@@ -399,6 +491,7 @@ export class PgRecallRepo implements RecallRepository {
          (SELECT ${DOC_COLUMNS} FROM search_docs d
             WHERE d.scene_id = s.scene AND d.rowid > s.seed AND d.layer = 'archive' ORDER BY d.rowid ASC LIMIT $3)
        ) n`,
+      'x.seed, x.rowid',
       [seeds.map((seed) => seed.sceneId), seeds.map((seed) => Math.trunc(seed.rowid)), sqlLimit(window)],
     );
     for (const row of rows) {
@@ -421,11 +514,23 @@ export class PgRecallRepo implements RecallRepository {
   ): Promise<Map<number, { speaker?: string; head?: string }>> {
     const out = new Map<number, { speaker?: string; head?: string }>();
     if (ids.length === 0) return out;
+    const chars = Math.trunc(headChars);
+    const missing: number[] = [];
+    for (const id of ids.map((value) => Math.trunc(value))) {
+      const kept = chars <= KEPT_HEAD_CHARS ? this.#kept.get(id) : undefined;
+      if (!kept) missing.push(id);
+      else if (kept.speaker !== null) out.set(id, { speaker: kept.speaker });
+      else {
+        const head = sliceCodePoints(kept.head, chars);
+        if (head.includes(':')) out.set(id, { head });
+      }
+    }
+    if (missing.length === 0) return out;
     const { rows } = await this.#db.query<{ id: unknown; speaker: string | null; head: string | null }>(
       `SELECT id, speaker, CASE WHEN speaker IS NULL THEN substr(content, 1, $2::int) END AS head
        FROM archive
        WHERE id = ANY($1::bigint[]) AND (speaker IS NOT NULL OR strpos(substr(content, 1, $2::int), ':') > 0)`,
-      [ids.map((id) => Math.trunc(id)), Math.trunc(headChars)],
+      [missing, chars],
     );
     for (const row of rows) {
       out.set(
@@ -440,6 +545,19 @@ export class PgRecallRepo implements RecallRepository {
   async archiveRecords(ids: readonly number[]): Promise<Map<number, ArchiveText>> {
     const out = new Map<number, ArchiveText>();
     if (ids.length === 0) return out;
+    const missing: number[] = [];
+    for (const id of ids.map((value) => Math.trunc(value))) {
+      const kept = this.#keptWhole(id);
+      if (!kept) missing.push(id);
+      else
+        out.set(id, {
+          content: kept.content,
+          speaker: kept.speaker ?? undefined,
+          role: kept.role ?? undefined,
+          chars: kept.chars,
+        });
+    }
+    if (missing.length === 0) return out;
     const { rows } = await this.#db.query<{
       id: unknown;
       content: string;
@@ -449,7 +567,7 @@ export class PgRecallRepo implements RecallRepository {
     }>(
       `SELECT id, content, speaker, role, length(content) AS chars
        FROM archive WHERE id = ANY($1::bigint[])`,
-      [ids.map((id) => Math.trunc(id))],
+      [missing],
     );
     for (const row of rows) {
       out.set(int(row.id), {
@@ -469,10 +587,11 @@ export class PgRecallRepo implements RecallRepository {
    * row before the topic's (a late turn of a large memory: O(rows) instead of O(limit)).
    */
   async topicRecords(topicId: string, limit: number): Promise<DocRow[]> {
-    const { rows } = await this.#db.query<RawDoc>(
+    const rows = await this.#docRows<RawDoc>(
       `SELECT ${DOC_COLUMNS} FROM search_docs d
        WHERE d.topic_id >= $1 AND d.topic_id <= $1 AND d.layer = 'archive'
        ORDER BY d.topic_id, d.rowid LIMIT $2`,
+      'x.rowid',
       [topicId, sqlLimit(limit)],
     );
     return rows.map(doc);
@@ -480,15 +599,22 @@ export class PgRecallRepo implements RecallRepository {
 
   /**
    * The archive rows of each of `topicIds` (the first `limitEach` written of each), in one
-   * query, ordered by topic then rowid: the turns a recall context shows, read at once.
+   * query, ordered by topic then rowid: the turns a recall context shows, read at once. Each
+   * topic is a walk of the `(topic_id, rowid)` index that stops after `limitEach` rows (named as
+   * a range of one value, as in {@link topicRecords}); numbering every row of the topics and
+   * keeping the first ones read all of each turn (~80 ms for turns of 5,000 records).
    */
   async topicsRecords(topicIds: readonly string[], limitEach: number): Promise<DocRow[]> {
     if (topicIds.length === 0) return [];
-    const { rows } = await this.#db.query<RawDoc>(
-      `SELECT ${DOC_COLUMNS} FROM (
-         SELECT d.*, row_number() OVER (PARTITION BY d.topic_id ORDER BY d.rowid) AS n
-         FROM search_docs d WHERE d.topic_id = ANY($1::text[]) AND d.layer = 'archive'
-       ) d WHERE d.n <= $2 ORDER BY d.topic_id COLLATE "C", d.rowid`,
+    const rows = await this.#docRows<RawDoc>(
+      `SELECT n.* FROM unnest($1::text[]) AS t(topic)
+       CROSS JOIN LATERAL (
+         SELECT ${DOC_COLUMNS} FROM search_docs d
+         WHERE d.topic_id >= t.topic AND d.topic_id <= t.topic AND d.layer = 'archive'
+         ORDER BY d.topic_id, d.rowid LIMIT $2
+       ) n
+       ORDER BY n.topic_id COLLATE "C", n.rowid`,
+      'x.topic_id COLLATE "C", x.rowid',
       [[...new Set(topicIds)], sqlLimit(limitEach)],
     );
     return rows.map(doc);
@@ -518,77 +644,125 @@ export class PgRecallRepo implements RecallRepository {
     return { indexBytes, verbatimBytes, byTable };
   }
 
-  /** Reads the verbatim text behind each row (rows whose record is gone are skipped). */
+  /**
+   * Reads the verbatim text behind each row (rows whose record is gone are skipped): one
+   * statement per layer present, sent together (the connection pipelines them, so they cost
+   * one round trip); archive records this snapshot holds already are not read again.
+   */
   async resolve(docs: readonly DocRow[]): Promise<Map<number, ResolvedText>> {
+    const refs = (layer: string): string[] => [
+      ...new Set(docs.filter((d) => d.layer === layer).map((d) => d.ref)),
+    ];
+    const profileAgents = [
+      ...new Set(
+        docs
+          .filter((d) => d.layer === 'profile')
+          .map((d) => d.agentId ?? Number(d.ref))
+          .filter((agent) => Number.isSafeInteger(agent)),
+      ),
+    ];
+    const [archive, nodes, topics, knowledge, profiles] = await Promise.all([
+      this.#archiveRows(refs('archive').map(Number)),
+      this.#nodeRows(refs('radial')),
+      this.#byKey<TopicTextRow>(
+        'SELECT id AS key, name, keywords, outcome FROM topics WHERE id = ANY($1::text[])',
+        refs('topic'),
+      ),
+      this.#byKey<KnowledgeTextRow>(
+        `SELECT n.id AS key, n.title, n.type, n.content, n.observations, g.label AS graph
+         FROM kg_nodes n JOIN kg_graphs g ON g.id = n.graph_id WHERE n.id = ANY($1::text[])`,
+        refs('knowledge'),
+      ),
+      this.#byKey<ProfileTextRow>(
+        'SELECT agent_id::text AS key, name, role, personality, preferences FROM profiles WHERE agent_id = ANY($1::bigint[])',
+        profileAgents,
+      ),
+    ]);
     const out = new Map<number, ResolvedText>();
-    const archive = await this.#archiveRows(
-      docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref)),
-    );
     for (const one of docs) {
-      const resolved =
-        one.layer === 'archive'
-          ? toArchiveText(one, archive.get(Number(one.ref)))
-          : await this.#resolveOne(one);
+      const resolved = this.#resolved(one, archive, nodes, topics, knowledge, profiles);
       if (resolved) out.set(one.rowid, resolved);
     }
     return out;
   }
 
-  async #archiveRows(ids: readonly number[]): Promise<Map<number, ArchiveRow>> {
-    const out = new Map<number, ArchiveRow>();
-    const valid = ids.filter((id) => Number.isSafeInteger(id));
-    if (valid.length === 0) return out;
-    const { rows } = await this.#db.query<ArchiveRow & { id: unknown }>(
-      'SELECT id, content, role, speaker, kind, event_type FROM archive WHERE id = ANY($1::bigint[])',
-      [valid],
-    );
-    for (const row of rows) out.set(int(row.id), row);
-    return out;
-  }
-
-  async #resolveOne(one: DocRow): Promise<ResolvedText | undefined> {
+  #resolved(
+    one: DocRow,
+    archive: ReadonlyMap<number, ArchiveRow>,
+    nodes: ReadonlyMap<string, NodeTextRow>,
+    topics: ReadonlyMap<string, TopicTextRow>,
+    knowledge: ReadonlyMap<string, KnowledgeTextRow>,
+    profiles: ReadonlyMap<string, ProfileTextRow>,
+  ): ResolvedText | undefined {
     switch (one.layer) {
+      case 'archive':
+        return toArchiveText(one, archive.get(Number(one.ref)));
       case 'radial': {
-        const row = await first<Omit<NodeTextRow, 'full_context'> & { full_context: unknown }>(
-          this.#db,
-          `SELECT n.task_label, n.conversation_summary, n.full_context, n.s_origin, n.s_brief, n.s_summary,
-                  n.s_detailed, l.next_seq - n.line_seq AS position
-           FROM nodes n JOIN lines l ON l.agent_id = n.agent_id AND l.id = n.line_id WHERE n.id = $1`,
-          [one.ref],
-        );
-        return row
-          ? nodeText(one, { ...row, full_context: fromUtf8(row.full_context), position: int(row.position) })
-          : undefined;
+        const row = nodes.get(one.ref);
+        return row ? nodeText(one, row) : undefined;
       }
       case 'topic': {
-        const row = await first<TopicTextRow>(
-          this.#db,
-          'SELECT name, keywords, outcome FROM topics WHERE id = $1',
-          [one.ref],
-        );
+        const row = topics.get(one.ref);
         return row ? topicText(one, row) : undefined;
       }
       case 'knowledge': {
-        const row = await first<KnowledgeTextRow>(
-          this.#db,
-          `SELECT n.title, n.type, n.content, n.observations, g.label AS graph
-           FROM kg_nodes n JOIN kg_graphs g ON g.id = n.graph_id WHERE n.id = $1`,
-          [one.ref],
-        );
+        const row = knowledge.get(one.ref);
         return row ? knowledgeText(one, row) : undefined;
       }
       case 'profile': {
         const agent = one.agentId ?? Number(one.ref);
-        if (!Number.isSafeInteger(agent)) return undefined;
-        const row = await first<ProfileTextRow>(
-          this.#db,
-          'SELECT name, role, personality, preferences FROM profiles WHERE agent_id = $1',
-          [agent],
-        );
+        const row = Number.isSafeInteger(agent) ? profiles.get(String(agent)) : undefined;
         return row ? profileText(one, row) : undefined;
       }
       default:
         return undefined;
     }
+  }
+
+  /** Rows of one statement keyed by its `key` column; no statement when there are no keys. */
+  async #byKey<R extends object>(sql: string, keys: readonly unknown[]): Promise<Map<string, R>> {
+    const out = new Map<string, R>();
+    if (keys.length === 0) return out;
+    const { rows } = await this.#db.query<R & { key: unknown }>(sql, [keys]);
+    for (const row of rows) out.set(String(row.key), row);
+    return out;
+  }
+
+  async #nodeRows(ids: readonly string[]): Promise<Map<string, NodeTextRow>> {
+    const rows = await this.#byKey<Omit<NodeTextRow, 'full_context'> & { full_context: unknown }>(
+      `SELECT n.id AS key, n.task_label, n.conversation_summary, n.full_context, n.s_origin, n.s_brief, n.s_summary,
+              n.s_detailed, l.next_seq - n.line_seq AS position
+       FROM nodes n JOIN lines l ON l.agent_id = n.agent_id AND l.id = n.line_id WHERE n.id = ANY($1::text[])`,
+      ids,
+    );
+    const out = new Map<string, NodeTextRow>();
+    for (const [id, row] of rows)
+      out.set(id, { ...row, full_context: fromUtf8(row.full_context), position: int(row.position) });
+    return out;
+  }
+
+  /** Archive records by id: those this snapshot holds whole, and one statement for the others. */
+  async #archiveRows(ids: readonly number[]): Promise<Map<number, ArchiveRow>> {
+    const out = new Map<number, ArchiveRow>();
+    const missing: number[] = [];
+    for (const id of ids.filter((value) => Number.isSafeInteger(value))) {
+      const kept = this.#keptWhole(id);
+      if (!kept) missing.push(id);
+      else
+        out.set(id, {
+          content: kept.content,
+          role: kept.role,
+          speaker: kept.speaker,
+          kind: kept.kind,
+          event_type: kept.eventType,
+        });
+    }
+    if (missing.length === 0) return out;
+    const { rows } = await this.#db.query<ArchiveRow & { id: unknown }>(
+      'SELECT id, content, role, speaker, kind, event_type FROM archive WHERE id = ANY($1::bigint[])',
+      [missing],
+    );
+    for (const row of rows) out.set(int(row.id), row);
+    return out;
   }
 }
