@@ -131,26 +131,60 @@ async function topRanked(
 ): Promise<KnowledgeSearchHit[]> {
   const repo = tx.knowledge;
   const { graphId, limit } = options;
-  const ranked = new Map<string, Ranked>();
+  // Each list below is in insertion order: the index's nodes (read together), then each tier's.
+  const lists: Candidate[][] = [];
+  const scored: Candidate[] = [];
   for (const node of await repo.nodesByIds([...relevance.keys()])) {
     if (graphId !== undefined && node.graphId !== graphId) continue;
     const tier = nodeMentions(node, lowered) ? substringTier(node, lowered) : 0;
-    ranked.set(node.id, { score: tier + (relevance.get(node.id) ?? 0), wordsOnly: tier === 0 });
+    scored.push({ node, score: tier + (relevance.get(node.id) ?? 0), wordsOnly: tier === 0 });
   }
+  lists.push(scored);
   for (const [tier, place] of TIER_PLACES) {
     const nodes = await repo.scanNodes(
       { graphId, textContains: lowered, textPlace: place },
       (node) => !relevance.has(node.id),
       limit,
     );
-    for (const node of nodes) ranked.set(node.id, { score: tier, wordsOnly: false });
+    lists.push(nodes.map((node) => ({ node, score: tier, wordsOnly: false })));
   }
-  // Insertion order first, then a stable sort by score (substring matches before word-only ones).
-  const nodes = await repo.nodesByIds([...ranked.keys()]);
-  const rank = (node: KnowledgeNode): Ranked => ranked.get(node.id) ?? { score: 0, wordsOnly: true };
-  return nodes
-    .map((node) => ({ node, ...rank(node) }))
+  const candidates = (await inInsertionOrder(repo, lists)) ?? lists.flat();
+  // A stable sort by score (substring matches before word-only ones) keeps insertion order among equals.
+  return candidates
     .sort((a, b) => b.score - a.score || Number(a.wordsOnly) - Number(b.wordsOnly))
     .slice(0, limit)
     .map(({ node, score }) => ({ node, score }));
+}
+
+/** A node of the ranking with its score. */
+export interface Candidate extends Ranked {
+  readonly node: KnowledgeNode;
+}
+
+/**
+ * The candidates of `lists` (each in insertion order) in insertion order overall, read again
+ * only when the sort could need it: when two lists hold an equal score, whose ties insertion
+ * order breaks. Otherwise equal scores sit in one list, already in order, so `undefined`
+ * (concatenating the lists is enough) and no second read of the nodes.
+ */
+export async function inInsertionOrder(
+  repo: NodeSearchReads['knowledge'],
+  lists: readonly Candidate[][],
+): Promise<Candidate[] | undefined> {
+  const owner = new Map<number, number>();
+  let mixed = false;
+  lists.forEach((list, index) => {
+    for (const { score } of list) {
+      const held = owner.get(score);
+      if (held !== undefined && held !== index) mixed = true;
+      owner.set(score, index);
+    }
+  });
+  if (!mixed) return undefined;
+  const byId = new Map(lists.flat().map((candidate) => [candidate.node.id, candidate]));
+  const nodes = await repo.nodesByIds([...byId.keys()]);
+  return nodes.flatMap((node) => {
+    const candidate = byId.get(node.id);
+    return candidate === undefined ? [] : [candidate];
+  });
 }
