@@ -20,9 +20,10 @@
  * first (the best sentence that states a cause found or a choice made, including a list item a
  * decision introduces or a later sentence picks), then what came of it; the label leads only
  * when it adds words, shortened when it would crowd the outcome out (every view shows the label
- * beside the brief), and a short first sentence of the caller's summary keeps its room (and takes
- * the label's place when it restates it); extracts that repeat what that sentence says are worth
- * less. A point the user settled at the start behind a lead-in that reports an agreement ("From
+ * beside the brief), and the caller's first summary sentence, up to 65% of the cap, keeps its
+ * room (and takes the label's place when it restates it); extracts that repeat what that sentence
+ * says are worth less. A filler lead-in ("Found it: …") may be left out of a sentence, and the
+ * last clause after a `; ` is offered as a sentence of its own. A point the user settled at the start behind a lead-in that reports an agreement ("From
  * today's sync: we're staying on X") weighs as a labelled decision. All four
  * levels come from one analysis of the text, so the cost is one pass over the input.
  */
@@ -116,10 +117,10 @@ const OUTCOME_RE =
 // Sentences that say why: a cause found or a choice made (what a reader of the brief needs first;
 // "now passes" and "is out" say what came of it).
 const WHY_RE =
-  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was))\b/iu;
+  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
 // Of the sentences that say why, those that state a cause found (the rest state a choice made).
 const CAUSE_RE =
-  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by))\b/iu;
+  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
 // A sentence that says what was done about a problem by its opening ("Fix: …", "Mitigation: …",
 // "Fixed it by …").
 const REMEDY_RE =
@@ -160,10 +161,12 @@ const WHY_SHARE = 0.5;
  * the best extract, leads with the two (in whichever of their forms fit together).
  */
 const PAIR_SHARE = 0.3;
+/** A fix that leads brings its cause when the two are worth this share of the fix's best form. */
+const REMEDY_PAIR = 0.8;
 /** Sentences longer than this also offer their openings up to a clause end (for small budgets). */
 const CLAUSE_FROM = 100;
 /** Shortest such opening, in UTF-16 units. */
-const MIN_PREFIX = 40;
+const MIN_PREFIX = 30;
 /** What a sentence without its asides is worth beside the whole. */
 const ASIDE = 0.97;
 /** What the point after a lead-in is worth beside its whole sentence. */
@@ -171,6 +174,8 @@ const LEAD_IN = 0.95;
 /** Longest lead-in before `: ` that a point may be offered without; the point's shortest length. */
 const MAX_LEAD_IN = 100;
 const MIN_POINT = 30;
+/** What the last clause of a sentence joined by `; ` is worth beside a sentence. */
+const LAST_CLAUSE = 0.9;
 /** What an opening is worth beside its whole sentence. */
 const PREFIX = 0.85;
 /** Greedy selection looks at this many of the best candidates that fit (enough for 1,800 code points). */
@@ -206,6 +211,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     remedy: boolean;
     u: TextUnit;
     text?: string;
+    /** The text whose cue words count (a point keeps the cue of its lead-in). */
+    cueFrom?: string;
   }[] = [];
   const picked = pickedItems(pool);
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
@@ -224,8 +231,12 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     // A point the user settled, introduced by a lead-in ("What we already established on the
     // call: the deploy …", "From today's sync: we're staying on X"), is also offered without it;
     // a lead-in that reports an agreement labels the point as a decision does.
-    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : -1;
-    const agreed = point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
+    // A lead-in that says nothing of its own ("Found it: …") may go too.
+    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : fillerLeadEnd(unit.text);
+    const filler = point > 0 && !settled;
+    // Without a filler lead-in a sentence loses nothing.
+    const leadIn = filler ? 1 : LEAD_IN;
+    const agreed = settled && point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
     const base =
       unitFactor(unit, length, lastBlock) *
       (chosenItem || agreed ? CUE_LABELLED / CUE : 1) *
@@ -287,7 +298,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         end: unit.end,
         group,
         partial: false,
-        base: base * LEAD_IN,
+        base: base * leadIn,
+        cueFrom: unit.text,
         outcome,
         why,
         cause,
@@ -295,23 +307,62 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         u: unit,
       });
     }
+    // The last of the clauses a `; ` joins is a sentence of its own ("X only reads A; B is
+    // silently ignored"), with its own cue.
+    const clause = point > 0 || chosenItem ? -1 : lastClauseStart(unit.text);
+    if (clause > 0) {
+      const body = unit.text.slice(clause);
+      const clauseWhy = WHY_RE.test(body) && !REQUEST_RE.test(body);
+      const clauseCause = clauseWhy && CAUSE_RE.test(body);
+      raw.push({
+        unit: index,
+        start: unit.start + clause,
+        end: unit.end,
+        group,
+        partial: false,
+        base: (base / (settled ? USER_SETTLED : 1)) * LAST_CLAUSE,
+        outcome: OUTCOME_LEAD_RE.test(body) || OUTCOME_RE.test(body),
+        why: clauseWhy,
+        cause: clauseCause,
+        remedy: !clauseCause && (clauseWhy || REMEDY_RE.test(body)),
+        u: unit,
+      });
+    }
     if (unit.end - unit.start > CLAUSE_FROM) {
       for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
         // An opening that holds only the lead-in says nothing.
         if (end - unit.start < MIN_PREFIX || end <= unit.start + point) continue;
-        raw.push({
-          unit: index,
-          start: unit.start,
-          end,
-          group,
-          partial: true,
-          base: base * PREFIX,
-          outcome,
-          why,
-          cause,
-          remedy,
-          u: unit,
-        });
+        // An opening keeps no filler lead-in (the one without it is offered below).
+        if (!filler)
+          raw.push({
+            unit: index,
+            start: unit.start,
+            end,
+            group,
+            partial: true,
+            base: base * PREFIX,
+            outcome,
+            why,
+            cause,
+            remedy,
+            u: unit,
+          });
+        if (point > 0 && end - unit.start - point >= MIN_PREFIX) {
+          raw.push({
+            unit: index,
+            start: unit.start + point,
+            end,
+            group,
+            partial: true,
+            base: base * leadIn * PREFIX,
+            cueFrom: unit.text,
+            outcome,
+            why,
+            cause,
+            remedy,
+            u: unit,
+          });
+        }
       }
     }
   }
@@ -384,7 +435,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       text: body,
       size: flatSize(body),
       terms: termsUpTo(r.u, r.end, r.start),
-      factor: r.base * cueOf(body, r.outcome),
+      factor: r.base * cueOf(r.cueFrom ?? body, r.outcome),
       group: r.group,
       partial: r.partial,
       opens: r.start === r.u.start,
@@ -634,6 +685,32 @@ function leadInEnd(sentence: string): number {
   return sentence.length - start >= MIN_POINT ? start : -1;
 }
 
+// A lead-in with nothing to say of its own: what follows it is the point.
+const FILLER_LEAD_RE =
+  /^(?:found it|got it|here(?:'s| is) (?:why|what happened)|ok(?:ay)?|right|so|yes|good news|bad news)\s*[:—–-]\s+/iu;
+
+/** Where the point after a filler lead-in ("Found it: …") starts, else -1. */
+function fillerLeadEnd(sentence: string): number {
+  const match = FILLER_LEAD_RE.exec(sentence);
+  return match && sentence.length - match[0].length >= MIN_POINT ? match[0].length : -1;
+}
+
+/**
+ * Where the last clause after a `; ` outside brackets starts in `sentence`, when it and what
+ * comes before it are both at least {@link MIN_POINT} UTF-16 units long; else -1.
+ */
+function lastClauseStart(sentence: string): number {
+  const at = sentence.lastIndexOf('; ');
+  if (at < MIN_POINT || sentence.length - at - 2 < MIN_POINT) return -1;
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const ch = sentence[i];
+    if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if ((ch === ')' || ch === ']' || ch === '}') && depth > 0) depth--;
+  }
+  return depth === 0 ? at + 2 : -1;
+}
+
 /** Where an offset into the aside-free form of `sentence` ({@link withoutAsides}) falls in `sentence`. */
 function originalOffset(sentence: string, at: number): number {
   let shift = 0;
@@ -757,9 +834,16 @@ function chooseWith(
     groups.add(candidate.group);
     for (const id of candidate.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
   };
-  const lead0 = seed >= 0 ? queue[seed] : undefined;
+  // A fix that leads may also bring the cause it answers, when the two together are worth
+  // nearly as much as the fix in its longest form.
+  const remedyFirst = whyFirst && seed < 0 && queue[0]?.candidate.remedy === true ? queue[0] : undefined;
+  const lead0 = seed >= 0 ? queue[seed] : remedyFirst;
   if (lead0) {
-    const pair = causeAndChoice(queue, lead0.candidate, room, separator, PAIR_SHARE);
+    const found = causeAndChoice(queue, lead0.candidate, room, separator, PAIR_SHARE);
+    const pair =
+      found && (seed >= 0 || found[0].worth + found[1].worth >= lead0.worth * REMEDY_PAIR)
+        ? found
+        : undefined;
     if (pair) {
       for (const entry of pair) {
         queue.splice(queue.indexOf(entry), 1);
@@ -1093,9 +1177,7 @@ function leveled(
 /** A label longer than this gives way to its opening in the brief, so the outcome has the room. */
 const SHORT_LABEL = 48;
 /** A caller's first summary sentence up to this share of the brief's cap keeps its room there. */
-const SHORT_SUMMARY_SHARE = 0.35;
-/** The same for a first sentence that states what came of the work ("…; fixed it, p50 is back under 2 s"). */
-const OUTCOME_SUMMARY_SHARE = 0.6;
+const SUMMARY_SENTENCE_SHARE = 0.65;
 /** How much better the best extract must be for the brief to leave the label out to fit it. */
 const LABEL_GIVES_WAY = 1.25;
 
@@ -1108,16 +1190,10 @@ const LABEL_GIVES_WAY = 1.25;
  */
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
-  // A short first sentence of the caller's summary is what the caller chose to say, and so is one
-  // of up to 60% of the cap that states an outcome: its room is kept before any extract is
-  // chosen. A longer one comes only if room is left.
+  // The first sentence of the caller's summary is what the caller chose to say: up to 65% of the
+  // cap, its room is kept before any extract is chosen. A longer one comes only if room is left.
   const first = summary.length > 0 ? oneLine(splitSentences(summary)[0] ?? '') : '';
-  const kept =
-    first.length > 0 &&
-    (codePointLength(first) <= cap * SHORT_SUMMARY_SHARE ||
-      (codePointLength(first) <= cap * OUTCOME_SUMMARY_SHARE && OUTCOME_RE.test(first)))
-      ? first
-      : '';
+  const kept = first.length > 0 && codePointLength(first) <= cap * SUMMARY_SENTENCE_SHARE ? first : '';
   const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
   // A kept summary sentence that restates the label says it again with the outcome: the label goes.
   const restated = kept.length > 0 && restates(kept, analysis.hintTerms);

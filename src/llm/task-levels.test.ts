@@ -112,3 +112,27 @@ describe('taskLevels: what the user settled and what the caller wrote', () => {
     expect(codePointLength(levels.brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
   });
 });
+
+describe('taskLevels: shorter forms for the brief', () => {
+  const context = [
+    '[user]',
+    'The nightly report job has been skipping the EU tenants since the weekend. Why?',
+    '[assistant]',
+    'The scheduler logs show the EU tenants being listed and then dropped before any report is rendered for them, on every run since Saturday, while the US tenants render as before.',
+    'Found it: the tenant filter compares region codes case-sensitively, and the config loader change on Friday lower-cased every region code read from tenants.yaml while the report job still asks for "EU".',
+    'Fix: compare region codes without regard to case; the EU reports for Saturday to Monday were sent again.',
+  ].join('\n');
+
+  it('keeps the caller summary sentence verbatim, then the cause without its filler lead-in beside the fix', () => {
+    const summary = 'Looked into the missing EU tenant reports and re-sent the last three days.';
+    const levels = taskLevels(
+      { label: 'Nightly report job skips EU tenants', summary, files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(levels.brief).toContain(summary);
+    expect(levels.brief).toMatch(/the tenant filter compares region codes case-sensitively/u);
+    expect(levels.brief).not.toMatch(/Found it/u);
+    expect(levels.brief).toMatch(/Fix: compare region codes without regard to case/u);
+    expect(codePointLength(levels.brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+  });
+});
