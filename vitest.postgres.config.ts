@@ -25,6 +25,7 @@ export default defineConfig({
       'src/store/pg/**/*.test.ts',
       'test/postgres/faults*.test.ts',
       'test/postgres/write-functions.test.ts',
+      'test/postgres/recall-engines.test.ts',
       ...matrixSuites('test'),
       ...matrixSuites('src'),
     ],

@@ -11,7 +11,9 @@
  *   committing radial tasks into one memory in shared mode, started together once warm.
  *
  * Needs a server: `HEDGEHOP_BENCH_PG_URL`, else a throwaway one (bench/postgres-server.ts);
- * without either the module reports nothing and says why.
+ * without either the module reports nothing and says why. `HEDGEHOP_BENCH_PG_PARTS` picks
+ * parts (`writes`, `recall`, `writers`; default all), `HEDGEHOP_BENCH_PG_RECALL_MEMORY` keeps
+ * the recall memory between runs (see {@link measureRecall}).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -343,8 +345,27 @@ async function measureWriters(
   });
 }
 
+const PARTS = ['writes', 'recall', 'writers'] as const;
+type Part = (typeof PARTS)[number];
+
+/**
+ * The parts to run: `HEDGEHOP_BENCH_PG_PARTS` (a comma-separated subset of writes, recall and
+ * writers), else all. A name not among them is an error, so a typo never measures nothing.
+ */
+function chosenParts(value: string | undefined): ReadonlySet<Part> {
+  if (value === undefined || value.trim() === '') return new Set(PARTS);
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(PARTS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `HEDGEHOP_BENCH_PG_PARTS: unknown part ${unknown.join(', ')} (known: ${PARTS.join(', ')})`,
+    );
+  return new Set(names as Part[]);
+}
+
 /** The PostgreSQL engine against bare SQL on the same server. */
 export const runPostgres: BenchModule = async (options) => {
+  const parts = chosenParts(process.env.HEDGEHOP_BENCH_PG_PARTS);
   const server = await benchPgServer();
   if (typeof server === 'string') {
     options.log(`postgres: skipped (${server})`);
@@ -354,17 +375,22 @@ export const runPostgres: BenchModule = async (options) => {
   const records = options.quick ? 10_000 : 100_000;
   try {
     const rows: BenchRow[] = [];
-    for (const durability of ['full', 'normal'] as const)
-      rows.push(...(await measureWrites(server.url, durability, iterations, options)));
-    rows.push(...(await measureRecall(server.url, records, iterations, options)));
-    rows.push(
-      ...(await measureWriters(server.url, options.quick ? 2_000 : 5_000, options.quick ? 3 : 5, options)),
-    );
+    if (parts.has('writes'))
+      for (const durability of ['full', 'normal'] as const)
+        rows.push(...(await measureWrites(server.url, durability, iterations, options)));
+    if (parts.has('recall')) rows.push(...(await measureRecall(server.url, records, iterations, options)));
+    if (parts.has('writers'))
+      rows.push(
+        ...(await measureWriters(server.url, options.quick ? 2_000 : 5_000, options.quick ? 3 : 5, options)),
+      );
     return {
       name: 'postgres',
       rows,
       notes: [
         `measured on ${server.description}`,
+        ...(parts.size < PARTS.length
+          ? [`parts run: ${[...parts].join(', ')} (HEDGEHOP_BENCH_PG_PARTS)`]
+          : []),
         'each pair interleaved call by call in one process; writes and recall on one pool connection at a time',
         'writer processes: bench/children/timed-writer.ts (driver in bench/multiprocess.ts), each an agent of its own on its own line of one memory (shared mode), started together after 10 warm-up commits',
       ],

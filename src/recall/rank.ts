@@ -464,8 +464,21 @@ async function addTopicRecords(
   if (weights.topic <= 0) return;
   if (options.layers !== undefined && !options.layers.includes('archive')) return;
   const topics = [...byRowid.values()].filter((s) => s.doc.layer === 'topic').slice(0, 50);
+  if (topics.length === 0) return;
+  // Every topic's records in one read (on a server, one round trip), then applied topic by topic.
+  const recordsOf = new Map<string, DocRow[]>();
+  const all = await tx.recall.topicsRecords(
+    topics.map((topic) => topic.doc.ref),
+    TOPIC_RECORDS,
+  );
+  for (const record of all) {
+    if (record.topicId === null) continue;
+    const list = recordsOf.get(record.topicId) ?? [];
+    list.push(record);
+    recordsOf.set(record.topicId, list);
+  }
   for (const topic of topics) {
-    for (const record of await tx.recall.topicRecords(topic.doc.ref, TOPIC_RECORDS)) {
+    for (const record of recordsOf.get(topic.doc.ref) ?? []) {
       if (!passesTime(record, options)) continue;
       if (options.sceneId !== undefined && record.sceneId !== options.sceneId) continue;
       const existing = byRowid.get(record.rowid);

@@ -239,16 +239,19 @@ async function assemble(
   let read = Math.min(expand, likelyShown(groups, budgetTokens));
   for (;;) {
     const upTo = read;
+    const known = scenes;
+    // The turns and the scene names are asked for together: on a server, one round trip.
     scenes = await store.read('recall', async (tx) => {
-      await readTurns(tx, groups.slice(0, upTo), records);
-      return (
-        scenes ??
-        (await sceneNames(
-          tx,
-          agentId,
-          groups.slice(0, expand).map((g) => g.items[0] as Item),
-        ))
-      );
+      const [, names] = await Promise.all([
+        readTurns(tx, groups.slice(0, upTo), records),
+        known ??
+          sceneNames(
+            tx,
+            agentId,
+            groups.slice(0, expand).map((g) => g.items[0] as Item),
+          ),
+      ]);
+      return names;
     });
     const names = scenes;
     let short = false;
@@ -333,13 +336,14 @@ async function sceneNames(
   agentId: number,
   items: readonly Item[],
 ): Promise<Map<string, string>> {
+  const ids = [...new Set(items.flatMap(({ hit }) => (hit.sceneId === null ? [] : [hit.sceneId])))];
+  // Asked for all at once (a server engine sends them together), in the items' order.
+  const scenes = await Promise.all(ids.map((id) => tx.conversation.scenes.getScene(agentId, id)));
   const out = new Map<string, string>();
-  for (const { hit } of items) {
-    const id = hit.sceneId;
-    if (id === null || out.has(id)) continue;
-    const name = (await tx.conversation.scenes.getScene(agentId, id))?.name ?? '';
+  ids.forEach((id, i) => {
+    const name = scenes[i]?.name ?? '';
     out.set(id, name === `session:${id}` ? '' : name);
-  }
+  });
   return out;
 }
 
