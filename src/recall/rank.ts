@@ -116,6 +116,8 @@ export async function rankDocuments(
   if (matched.length === 0 && nearest.length === 0) return [];
   const contents = new ContentCache(tx);
   const lexical = nearest.length > 0 ? fuse(matched, nearest, weights) : normalise(matched);
+  // Rows the query itself found: its words (or the words feedback searched for it) or its vector.
+  const found = new Set([...read, ...nearest].map((doc) => doc.rowid));
   if (weights.feedback > 0 && matched.length > 0) {
     const seeds = weights.feedbackAfterPriors
       ? await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights)
@@ -129,16 +131,20 @@ export async function rankDocuments(
       filter,
       candidates,
       weights,
+      found,
     );
   }
+  const confidence = confidenceOf(statistics, terms);
+  const ranked = await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights);
+  const texts = new Map<number, ResolvedText>();
   const scored = capScenes(
-    await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights),
+    await matchingRows(tx, ranked, found, confidence, options.limit + weights.sceneCapWindow, texts),
     weights,
   );
   if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
-  const texts = await tx.recall.resolve(top.map((s) => s.doc));
-  const confidence = confidenceOf(statistics, terms);
+  const unread = top.filter((s) => !texts.has(s.doc.rowid)).map((s) => s.doc);
+  for (const [rowid, text] of await tx.recall.resolve(unread)) texts.set(rowid, text);
   const matchedRows = new Set(read.map((doc) => doc.rowid));
   return top.map((s) => {
     const resolved = texts.get(s.doc.rowid);
@@ -154,6 +160,34 @@ export async function rankDocuments(
       resolved,
     };
   });
+}
+
+/**
+ * The ranked rows that hold a word of the query or that the search found (by its words, the
+ * words feedback searched for it, or its vector), leaving out those that only a prior brought in
+ * and that hold none of the query's words (another record of a matching turn such as its
+ * outcome, a neighbour turn that shares nothing with the question): they would fill places
+ * without answering anything. Only the rows a prior brought in within the first `within` places
+ * are read (into `texts`) and compared; past those places they are left out unread. When nothing
+ * else is left, all stay. Runs before the scene cap, which counts only what is shown.
+ */
+async function matchingRows(
+  tx: RankReads,
+  ranked: readonly Scored[],
+  found: ReadonlySet<number>,
+  confidence: (text: string) => number,
+  within: number,
+  texts: Map<number, ResolvedText>,
+): Promise<Scored[]> {
+  const head = ranked.slice(0, 2 * within);
+  const brought = head.filter((row) => !found.has(row.doc.rowid)).map((row) => row.doc);
+  for (const [rowid, text] of await tx.recall.resolve(brought)) texts.set(rowid, text);
+  const kept = ranked.filter((row, index) => {
+    if (found.has(row.doc.rowid)) return true;
+    const text = index < head.length ? texts.get(row.doc.rowid) : undefined;
+    return text !== undefined && confidence(text.text) > 0;
+  });
+  return kept.length > 0 ? kept : [...ranked];
 }
 
 /**
@@ -340,6 +374,7 @@ async function addFeedback(
   filter: DocFilter,
   candidates: number,
   weights: RankWeights,
+  found: Set<number>,
 ): Promise<boolean> {
   const top = seeds.filter((s) => s.doc.layer === 'archive');
   const contents = await cache.get(top.map((s) => s.doc));
@@ -383,6 +418,7 @@ async function addFeedback(
   if (!match) return false;
   const more = await tx.recall.match(match, filter, Math.min(candidates, weights.feedbackCandidates));
   for (const [rowid, extra] of normalise(more)) {
+    found.add(rowid);
     const existing = lexical.get(rowid);
     const gain = weights.feedback * extra.lexical;
     if (existing) {

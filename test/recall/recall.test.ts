@@ -83,7 +83,7 @@ describeEngines('recall', () => {
     );
     await converse(agent, [
       { at: T0, turns: many },
-      { at: T0 + DAY, turns: [['I planted roses by the gate', 'Nice']] },
+      { at: T0 + DAY, turns: [['I planted roses by the gate', 'The garden there gets the morning sun']] },
     ]);
     const { hits } = await agent.recall('garden roses', { layers: ['archive'], limit: 10, budgetTokens: 0 });
     expect(hits).toHaveLength(10);
@@ -95,6 +95,26 @@ describeEngines('recall', () => {
     expect(Math.max(...scenes.values())).toBeLessThanOrEqual(8);
     expect(hits.some((hit) => hit.text.includes('by the gate'))).toBe(true);
     for (let i = 1; i < hits.length; i++) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+  });
+
+  it('leaves out records that hold no query word and that only their turn or a neighbour brought in', async () => {
+    const agent = db.primary();
+    await agent.search({ newScene: true });
+    await agent.update({
+      input: 'Which key signs our JWTs?',
+      output: 'An RS256 key pair kept in Vault',
+      outcome: 'answered',
+      createdAt: T0,
+    });
+    await agent.search({});
+    await agent.update({ input: 'Lunch plans?', output: 'Pizza at noon', createdAt: T0 });
+    const { hits, context } = await agent.recall('which key signs the JWTs', { budgetTokens: 300 });
+    expect(hits.some((hit) => hit.text.includes('JWTs'))).toBe(true);
+    expect(hits.map((hit) => hit.text)).not.toContain('answered');
+    expect(hits.some((hit) => hit.text.includes('Pizza'))).toBe(false);
+    // The answer of the matching turn is still read with its question.
+    expect(context).toContain('An RS256 key pair kept in Vault');
+    for (const hit of hits) expect(hit.confidence).toBeGreaterThan(0);
   });
 
   it('finds Chinese and Japanese text with a CJK query', async () => {
