@@ -23,7 +23,8 @@
  * beside the brief), and the caller's first summary sentence, up to 65% of the cap, keeps its
  * room (and takes the label's place when it restates it); extracts that repeat what that sentence
  * says are worth less. A filler lead-in ("Found it: …") may be left out of a sentence, and the
- * last clause after a `; ` is offered as a sentence of its own. A point the user settled at the start behind a lead-in that reports an agreement ("From
+ * last clause after a `; ` is offered as a sentence of its own; a bare "Found it." makes the
+ * sentence after it a cause found. A point the user settled at the start behind a lead-in that reports an agreement ("From
  * today's sync: we're staying on X") weighs as a labelled decision. All four
  * levels come from one analysis of the text, so the cost is one pass over the input.
  */
@@ -221,9 +222,16 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   for (const [group, unit] of pool.entries()) {
     const index = unitIndex.get(unit) ?? 0;
     const chosenItem = picked.has(unit);
-    const outcome = chosenItem || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
-    const why = chosenItem || (WHY_RE.test(unit.text) && !REQUEST_RE.test(unit.text));
-    const cause = why && CAUSE_RE.test(unit.text);
+    // "Found it." on its own announces the sentence after it as the cause found.
+    const previous = pool[group - 1];
+    const announced =
+      previous !== undefined &&
+      previous.block === unit.block &&
+      previous.paragraph === unit.paragraph &&
+      FOUND_RE.test(previous.text);
+    const outcome = chosenItem || announced || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
+    const why = chosenItem || announced || (WHY_RE.test(unit.text) && !REQUEST_RE.test(unit.text));
+    const cause = announced || (why && CAUSE_RE.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
@@ -685,6 +693,8 @@ function leadInEnd(sentence: string): number {
   return sentence.length - start >= MIN_POINT ? start : -1;
 }
 
+// A sentence that only announces that the cause is found.
+const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
 // A lead-in with nothing to say of its own: what follows it is the point.
 const FILLER_LEAD_RE =
   /^(?:found it|got it|here(?:'s| is) (?:why|what happened)|ok(?:ay)?|right|so|yes|good news|bad news)\s*[:—–-]\s+/iu;
@@ -1183,7 +1193,8 @@ const LABEL_GIVES_WAY = 1.25;
 
 /**
  * The brief: one line whose room goes to the outcome first. The best extracts are chosen with
- * room for a short form of the label kept aside; then the label (whole when it still fits,
+ * room for a short form of the label kept aside (for the whole label when that costs no clearly
+ * better extract); then the label (whole when it still fits,
  * else its opening) leads, unless the extracts already hold every content word of it (every
  * view shows the label beside the brief); the caller's leading summary sentences follow when
  * they fit the room that is left.
@@ -1206,7 +1217,13 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
       : { text: '', worth: 0, terms: () => new Set<number>() };
   // The label gives way when the room it takes would cost a clearly better extract.
   const whole = weighedBody(analysis, cap - keptRoom, true, keptTerms);
-  const pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
+  let pick = whole.worth > withLabel.worth * LABEL_GIVES_WAY ? whole : withLabel;
+  // The whole label, when shortening it buys nothing clearly better.
+  const fullReserve = keptRoom + codePointLength(label) + separator;
+  if (!restated && short !== label && label.length > 0 && cap - fullReserve > 12) {
+    const withFull = weighedBody(analysis, cap - fullReserve, true, keptTerms);
+    if (withFull.text.length > 0 && pick.worth <= withFull.worth * LABEL_GIVES_WAY) pick = withFull;
+  }
   const body = pick.text;
   if (body.length === 0) return leveled(label, summary, [], analysis, cap, true);
   let left = cap - codePointLength(body) - keptRoom;

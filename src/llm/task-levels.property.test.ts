@@ -205,11 +205,17 @@ describe('taskLevels: a transcript of our own', () => {
       CAPS,
     );
     expect(short.brief.startsWith('Nightly lake export broke — Fixed: the writer truncates')).toBe(true);
+    // A long label stays whole while the outcome still fits beside it…
     const label =
       'Lake export broke after the dependency bump (ArrowInvalid on the loaded-at column, 2024-03-08 run)';
     const long = taskLevels({ label, summary: '', files: [], todos: [], context }, CAPS);
-    expect(long.brief.startsWith('Lake export broke after the dependency bump… — Fixed:')).toBe(true);
+    expect(long.brief.startsWith(`${label} — Fixed: the writer truncates`)).toBe(true);
     expect([...long.brief].length).toBeLessThanOrEqual(CAPS.brief);
+    // …and gives way to its opening when it would crowd the outcome out.
+    const longer = `${label}, found on the morning after the nightly run and retried twice before anyone looked`;
+    const crowded = taskLevels({ label: longer, summary: '', files: [], todos: [], context }, CAPS);
+    expect(crowded.brief.startsWith('Lake export broke after the dependency bump… — Fixed:')).toBe(true);
+    expect([...crowded.brief].length).toBeLessThanOrEqual(CAPS.brief);
   });
 });
 

@@ -136,3 +136,29 @@ describe('taskLevels: shorter forms for the brief', () => {
     expect(codePointLength(levels.brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
   });
 });
+
+describe('taskLevels: a cause announced by "Found it."', () => {
+  it('reads the sentence after a bare "Found it." as the cause found, though it has no cue word', () => {
+    const context = [
+      '[user]',
+      'The CSV import drops the last row of every file from the billing tool. Why?',
+      '[tool:bash]',
+      '$ wc -l exports/*.csv | tail -3',
+      '  1201 exports/2025-03-01.csv',
+      '  1198 exports/2025-03-02.csv',
+      '  2399 total',
+      '[assistant]',
+      'The importer reads each CSV file in 64 KB chunks and parses every complete row of a chunk as soon as the chunk arrives.',
+      'Found it.',
+      'The chunk reader keeps the final partial row only when the file ends with a newline, and the billing tool writes its files without one.',
+      'Every CSV file from the billing tool now imports all its rows; the importer also reads the final partial row at the end of a file.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'CSV import drops the last row', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(
+      /The chunk reader keeps the final partial row only when the file ends with a newline/u,
+    );
+  });
+});
