@@ -87,7 +87,11 @@ interface Scored {
  */
 export async function rankDocuments(
   tx: RankReads,
-  options: SearchOptions & { readonly limit: number },
+  options: SearchOptions & {
+    readonly limit: number;
+    /** False when the caller needs only the order: the hits' texts are not read (confidences are 0). */
+    readonly readTexts?: boolean;
+  },
   queryVector?: Float32Array,
   weights: RankWeights = DEFAULT_WEIGHTS,
 ): Promise<RankedDoc[]> {
@@ -137,7 +141,10 @@ export async function rankDocuments(
   );
   if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
-  const texts = await tx.recall.resolve(top.map((s) => s.doc));
+  const texts =
+    options.readTexts === false
+      ? new Map<number, ResolvedText>()
+      : await tx.recall.resolve(top.map((s) => s.doc));
   const confidence = confidenceOf(statistics, terms);
   const matchedRows = new Set(read.map((doc) => doc.rowid));
   return top.map((s) => {
