@@ -87,7 +87,11 @@ interface Scored {
  */
 export async function rankDocuments(
   tx: RankReads,
-  options: SearchOptions & { readonly limit: number },
+  options: SearchOptions & {
+    readonly limit: number;
+    /** False when the caller needs only the order: the hits' texts are not read (confidences are 0). */
+    readonly readTexts?: boolean;
+  },
   queryVector?: Float32Array,
   weights: RankWeights = DEFAULT_WEIGHTS,
 ): Promise<RankedDoc[]> {
@@ -143,8 +147,10 @@ export async function rankDocuments(
   );
   if (scored.length < options.limit) appendTail(scored, read.slice(candidates), matched[0]?.bm25 ?? 1);
   const top = scored.slice(0, options.limit);
-  const unread = top.filter((s) => !texts.has(s.doc.rowid)).map((s) => s.doc);
-  for (const [rowid, text] of await tx.recall.resolve(unread)) texts.set(rowid, text);
+  if (options.readTexts !== false) {
+    const unread = top.filter((s) => !texts.has(s.doc.rowid)).map((s) => s.doc);
+    for (const [rowid, text] of await tx.recall.resolve(unread)) texts.set(rowid, text);
+  }
   const matchedRows = new Set(read.map((doc) => doc.rowid));
   return top.map((s) => {
     const resolved = texts.get(s.doc.rowid);

@@ -1,4 +1,4 @@
-import { type SearchHit, MAX_SEARCH_LIMIT } from '../core/model/recall.js';
+import { type IndexLayer, type SearchHit, MAX_SEARCH_LIMIT } from '../core/model/recall.js';
 import type { DocRow, ResolvedText } from '../store/recall-repo.js';
 import type { StoreSeam } from '../store/seam.js';
 import { DEFAULT_WEIGHTS, rankDocuments, type RankReads } from './rank.js';
@@ -85,6 +85,34 @@ export async function searchIndexResolved(store: StoreSeam, options: SearchOptio
       ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
       : [],
   );
+}
+
+/** One row of a ranking read for its order only (see {@link searchIndexOrder}). */
+export interface RankedRow {
+  readonly layer: IndexLayer;
+  readonly ref: string;
+  /** True when the row is one of the query's own FTS5 matches (its index text holds a query word). */
+  readonly matchesQuery: boolean;
+}
+
+/**
+ * {@link searchIndex}'s order and nothing else: the hits' texts are not read and no confidence
+ * is worked out (searchArchive reads the records it returns itself).
+ */
+export async function searchIndexOrder(store: StoreSeam, options: SearchOptions): Promise<RankedRow[]> {
+  const queryVector = (await embedQuery(store, options)) ?? undefined;
+  const limit = clampLimit(options.limit);
+  const ranked = await store.read('search', (tx) =>
+    rankDocuments(tx, { ...options, limit, readTexts: false }, queryVector, {
+      ...DEFAULT_WEIGHTS,
+      ...options.weights,
+    }),
+  );
+  return ranked.map((entry) => ({
+    layer: entry.doc.layer,
+    ref: entry.doc.ref,
+    matchesQuery: entry.matchesQuery,
+  }));
 }
 
 function clampLimit(limit: number | undefined): number {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { parseInput } from '../../core/validate.js';
 import { queryTerms, stem, tokenize } from '../../recall/query.js';
-import { searchIndexResolved } from '../../recall/search.js';
+import { searchIndexOrder } from '../../recall/search.js';
 import { MAX_SEARCH_LIMIT } from '../../core/model/recall.js';
 import type { ArchiveWrite } from '../../store/archive-repo.js';
 import {
@@ -115,8 +115,8 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
   const wanted = filter.ids === undefined ? undefined : new Set(filter.ids);
   const stems = queryTerms(text).map((term) => term.stem);
   const search = async (limit: number): Promise<{ records: ArchiveRecord[]; exhausted: boolean }> => {
-    // Hits with lazy confidences (only their order is used here) and whether FTS5 matched them.
-    const hits = await searchIndexResolved(context.store, {
+    // The ranking's order (the records are read below) and whether FTS5 matched each row.
+    const hits = await searchIndexOrder(context.store, {
       agentId: context.agentId,
       query: text,
       layers: ['archive'],
@@ -128,10 +128,10 @@ export async function searchArchive(context: MemoryContext, query: unknown): Pro
       // pass's order is the head of the widened pass's.
       limit,
     });
-    const archive = hits.filter((item) => item.hit.layer === 'archive');
-    const matched = new Set(archive.filter((item) => item.matchesQuery).map((item) => Number(item.hit.ref)));
+    const archive = hits.filter((item) => item.layer === 'archive');
+    const matched = new Set(archive.filter((item) => item.matchesQuery).map((item) => Number(item.ref)));
     const ranked = archive
-      .map((item) => Number(item.hit.ref))
+      .map((item) => Number(item.ref))
       .filter((id) => wanted === undefined || wanted.has(id));
     if (ranked.length === 0) return { records: [], exhausted: true };
     const records = await context.store.read('searchArchive', (tx) =>
