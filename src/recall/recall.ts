@@ -22,12 +22,13 @@ import {
   type ContextForm,
 } from './context.js';
 import { queryCandidates } from './query.js';
-import { speakerLabel } from './text-fit.js';
+import { fitSpan, speakerLabel, stemsOf } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
 import {
   groupUnits,
+  lineOf,
   readTurns,
   turnForms,
   turnOf,
@@ -99,18 +100,28 @@ export async function recall(
   const groups = groupUnits(
     matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
+  const stems = new Set(queryCandidates(text).map((term) => term.stem));
+  const records: TurnRecords = new Map();
   const assembled =
     parsed.budgetTokens > 0
-      ? await assemble(store, who.agentId, text, groups, parsed.budgetTokens)
+      ? await assemble(store, who.agentId, stems, groups, parsed.budgetTokens, records)
       : undefined;
   const unitOf = new Map<Item, number>();
   groups.forEach((group, index) => {
     for (const item of group.items) unitOf.set(item, index);
   });
-  const hits = items.slice(0, parsed.limit).map((item) => {
+  // A turn's topic row among the hits is previewed by its dialogue, and left out when its
+  // dialogue is listed already: read the turns the context did not.
+  const unreadTurns = items
+    .slice(0, 2 * parsed.limit)
+    .filter((item) => item.hit.layer === 'topic' && !records.has(item.hit.ref))
+    .map((item) => ({ key: unitKey(item.hit) }));
+  if (unreadTurns.length > 0) await store.read('recall', (tx) => readTurns(tx, unreadTurns, records));
+  const listed = distinctHits(items, parsed.limit, records);
+  const hits = listed.map((item) => {
     const unit = unitOf.get(item);
     const level = unit === undefined ? undefined : assembled?.included.get(unit);
-    return toRecallHit(item, who, level ?? 'none');
+    return toRecallHit(item, who, level ?? 'none', previewOf(item, records, stems));
   });
   return {
     query: text,
@@ -140,6 +151,59 @@ async function catchUpEmbeddings(store: StoreSeam, embedder: Embedder): Promise<
   } catch {
     // Vectors are derived and optional; BM25 answers meanwhile.
   }
+}
+
+/**
+ * The first `limit` items as hits, without duplicates: a turn's topic row (which stands for the
+ * turn's dialogue) is left out when every utterance of that turn is listed above it, and the
+ * next item takes its place.
+ */
+function distinctHits(items: readonly Item[], limit: number, records: TurnRecords): Item[] {
+  const listed = new Set<number>();
+  const out: Item[] = [];
+  for (const item of items) {
+    if (out.length >= limit) break;
+    if (item.hit.layer === 'topic') {
+      const spoken = (records.get(item.hit.ref) ?? []).filter((record) => record.eventType === undefined);
+      if (spoken.length > 0 && spoken.every((record) => listed.has(record.rowid))) continue;
+    } else if (item.hit.layer === 'archive') listed.add(item.resolved.rowid);
+    out.push(item);
+  }
+  return out;
+}
+
+/** Code points of a hit's preview. */
+const PREVIEW_CHARS = LEVEL_CHARS.brief;
+
+/**
+ * A hit's preview, on one line: its text whole when it fits, else its sentences nearest the
+ * query (never a sentence cut, `…` where text was left out), else (one sentence longer than the
+ * preview) its head cut at a word. A turn's topic row shows its utterance that holds most of
+ * the query's words, not its keyword list.
+ */
+function previewOf(item: Item, records: TurnRecords, stems: ReadonlySet<string>): string {
+  const topic = item.hit.layer === 'topic' ? turnOf(unitKey(item.hit)) : undefined;
+  const turn = topic === undefined ? undefined : records.get(topic);
+  const spoken = turn?.filter((record) => record.eventType === undefined) ?? [];
+  const line = oneLine(spoken.length > 0 ? bestUtterance(spoken, stems) : item.resolved.text);
+  return fitSpan(line, PREVIEW_CHARS, stems) ?? truncateText(line, PREVIEW_CHARS);
+}
+
+/** `who: text` of the utterance holding most of the query's words (the first on a tie). */
+function bestUtterance(spoken: readonly ResolvedText[], stems: ReadonlySet<string>): string {
+  let best = spoken[0] as ResolvedText;
+  let bestCount = -1;
+  for (const record of spoken) {
+    const present = stemsOf(record.text);
+    let count = 0;
+    for (const stemmed of stems) if (present.has(stemmed)) count++;
+    if (count > bestCount) {
+      best = record;
+      bestCount = count;
+    }
+  }
+  const { who, text } = lineOf(best, false);
+  return `${who}${text}`;
 }
 
 /** One item per record (its best-ranked part). */
@@ -227,14 +291,13 @@ function approximateTokens(text: string): number {
 async function assemble(
   store: StoreSeam,
   agentId: number,
-  query: string,
+  stems: ReadonlySet<string>,
   groups: readonly { key: string; items: readonly Item[] }[],
   budgetTokens: number,
+  records: TurnRecords,
 ): Promise<ReturnType<typeof assembleContext>> {
   const expand = Math.min(groups.length, Math.ceil(budgetTokens / MIN_UNIT_TOKENS));
   const whole = wholeWithin(groups, budgetTokens);
-  const stems = new Set(queryCandidates(query).map((term) => term.stem));
-  const records: TurnRecords = new Map();
   let scenes: Map<string, string> | undefined;
   let read = Math.min(expand, likelyShown(groups, budgetTokens));
   for (;;) {
@@ -401,7 +464,12 @@ function turnLabels(hit: SearchHit, sceneName: string | undefined): { label: str
   return { label: scene ? `[${when} · ${scene}]` : `[${when}]`, repeatLabel: `[${when}]` };
 }
 
-function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'): RecallHit {
+function toRecallHit(
+  item: Item,
+  who: Recaller,
+  inContext: ContextLevel | 'none',
+  preview: string,
+): RecallHit {
   const { hit, resolved } = item;
   const provenance: Provenance = {
     layer: hit.layer,
@@ -426,7 +494,7 @@ function toRecallHit(item: Item, who: Recaller, inContext: ContextLevel | 'none'
     confidence: hit.confidence,
     provenance,
     text: resolved.text,
-    preview: truncateText(oneLine(resolved.text), LEVEL_CHARS.brief),
+    preview,
     inContext,
   };
 }

@@ -43,4 +43,28 @@ describe('turnForms: the other utterance of a turn', () => {
     expect(forms[0]?.lines[0]).toBe('user: What TTL would you use at the edge?');
     expect(forms[0]?.lines[1]).toMatch(/^agent: … The edge TTL is five minutes, with a purge on publish\./u);
   });
+
+  it('is left out after a question when none of its sentences holds a word of the query', () => {
+    const forms = turnForms(
+      [line('user: ', 'What TTL would you use at the edge?', true), line('agent: ', LONG_REPLY, false)],
+      stemsOf('edge TTL for podcast feeds'),
+      1000,
+      80,
+    );
+    expect(forms[0]?.lines).toHaveLength(2);
+    const unrelated = turnForms(
+      [
+        line('user: ', 'Which lake did you visit?', true),
+        line(
+          'agent: ',
+          'Great question. Honestly, I cannot recall it now, and the map is gone. Sorry!',
+          false,
+        ),
+      ],
+      stemsOf('lake visit'),
+      1000,
+      40,
+    );
+    expect(unrelated[0]?.lines).toEqual(['user: Which lake did you visit?']);
+  });
 });

@@ -8,7 +8,7 @@
 import type { SearchHit } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { StoreTx } from '../store/seam.js';
-import { fitSpan, speakerLabel } from './text-fit.js';
+import { fitSpan, speakerLabel, stemsOf } from './text-fit.js';
 
 /** One ranked record with its verbatim text. */
 export interface RankedItem {
@@ -237,8 +237,9 @@ export function turnForms(
 
 /**
  * The other utterance of a turn: whole when it fits `maxChars`; else, when the shown one asks
- * a question (`asked`), its sentences nearest the query (the answer); else nothing: a fragment
- * of a reply says little the reader needs, and its tokens go to another record.
+ * a question (`asked`), its sentences nearest the query (the answer) if they hold a word of the
+ * query; else nothing: a fragment of a reply that shares nothing with the question says little
+ * the reader needs, and its tokens go to another record.
  */
 function partnerText(
   text: string,
@@ -247,7 +248,10 @@ function partnerText(
   asked: boolean,
 ): string | undefined {
   const fitted = fitSpan(text, maxChars, stems);
-  return fitted === text || asked ? fitted : undefined;
+  if (fitted === text) return fitted;
+  if (!asked || fitted === undefined) return undefined;
+  const held = stemsOf(fitted);
+  return [...stems].some((stemmed) => held.has(stemmed)) ? fitted : undefined;
 }
 
 /** Code points of a matched line in a turn's last-resort rendering. */

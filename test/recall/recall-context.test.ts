@@ -89,6 +89,41 @@ describe('recall context', () => {
     expect(context).not.toContain('Answered.');
   });
 
+  it('previews a topic hit by its dialogue, never its keyword list, and lists a turn once', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      filler(5),
+      {
+        input: 'Which port does the metrics exporter listen on?',
+        output: 'The metrics exporter listens on port 9464.',
+        at: T0 + HOUR,
+      },
+    ]);
+    const topics = await agent.recall('metrics exporter port', { layers: ['topic'], budgetTokens: 0 });
+    expect(topics.hits[0]?.layer).toBe('topic');
+    // The utterance that holds most of the query's words (the first of equals), with who said it.
+    expect(topics.hits[0]?.preview).toBe('user: Which port does the metrics exporter listen on?');
+    const all = await agent.recall('metrics exporter port', { budgetTokens: 0 });
+    const listed = all.hits.filter((hit) => hit.provenance.topicId === topics.hits[0]?.provenance.topicId);
+    // Both utterances of the turn are listed, so its topic row would only repeat them.
+    expect(listed.map((hit) => hit.layer).sort()).toEqual(['archive', 'archive']);
+  });
+
+  it('previews a long record by its whole sentences nearest the query', async () => {
+    const agent = db.primary();
+    const padding = Array.from({ length: 12 }, (_, i) => `Padding sentence ${i} talks about nothing much.`);
+    const output = [...padding, 'The canary stage waits ten minutes before promoting.', ...padding].join(' ');
+    await turns(agent, [{ input: 'Tell me about the deploy.', output, at: T0 }]);
+    const { hits } = await agent.recall('canary stage promoting', { layers: ['archive'], budgetTokens: 0 });
+    const preview = hits.find((hit) => hit.text === output)?.preview ?? '';
+    expect(preview).toContain('The canary stage waits ten minutes before promoting.');
+    expect([...preview].length).toBeLessThanOrEqual(200);
+    // Whole sentences of the text, marked where text was left out.
+    for (const part of preview.split(' … ').map((p) => p.replace(/^… |\s…$/gu, '')))
+      expect(output).toContain(part);
+    expect(preview.replace(/ …$/u, '')).toMatch(/[.?!]$/u);
+  });
+
   it('returns hits in the order of their final scores', async () => {
     const agent = db.primary();
     await turns(agent, [
