@@ -58,6 +58,17 @@ export interface StoreTx {
   readonly dream: DreamRepository;
 }
 
+/** How a write may be run (see {@link StoreSeam.write}). */
+export interface WriteOptions {
+  /**
+   * The callback makes one repository call and returns its result, nothing after it. An engine
+   * that talks to a server may then send COMMIT together with that call's last statement (a
+   * round trip fewer); such a write is never run again after a lost connection, since its
+   * COMMIT may have been applied. The SQLite engine ignores it.
+   */
+  readonly oneCall?: boolean;
+}
+
 /** A callback run as one transaction. It must not call a model or an embedder (compute first). */
 export type TxWork<T> = (tx: StoreTx) => Awaitable<T>;
 
@@ -76,5 +87,5 @@ export interface StoreSeam {
   /** True once the store has been closed (every call fails with `CLOSED`). */
   readonly closed: boolean;
   read<T>(context: string, work: TxWork<T>): Promise<T>;
-  write<T>(context: string, work: TxWork<T>): Promise<T>;
+  write<T>(context: string, work: TxWork<T>, options?: WriteOptions): Promise<T>;
 }

@@ -211,6 +211,36 @@ describe.skipIf(skip !== undefined)(
         expect(await copies('cut at begin')).toBe(1);
       });
 
+      it('a one-statement write goes out with its COMMIT: cut at any point, it fails IO and is never run again', async () => {
+        const agent = db.primary();
+        await agent.search({ newScene: true });
+        const append = (content: string) =>
+          agent.appendArchive({ kind: 'utterance', role: 'user', content, createdAt: Date.now() });
+        const held = async (content: string): Promise<number> =>
+          (await agent.searchArchive({ contains: content })).filter((record) => record.content === content)
+            .length;
+        // Cut once its COMMIT went out (at the first reply, the statement's): whether the server
+        // got to the COMMIT is unknown to the client; one COMMIT was sent, none again.
+        const commits = proxy.commits;
+        proxy.arm('commit-reply');
+        const lost = await rejection(append('one call, reply lost'));
+        expect(lost.code).toBe('IO');
+        expect(lost.message).toContain('may or may not have been applied');
+        expect(proxy.commits - commits).toBe(1);
+        expect(await held('one call, reply lost')).toBeLessThanOrEqual(1);
+        // Cut before its BEGIN reached the server: nothing ran, but its COMMIT had been sent with
+        // it, so the engine cannot tell that from a lost reply and does not run it again.
+        proxy.arm('write-begin');
+        const cut = await rejection(append('one call, cut at begin'));
+        expect(cut.code).toBe('IO');
+        expect(cut.message).toContain('may or may not have been applied');
+        expect(await held('one call, cut at begin')).toBe(0);
+        // The same handle goes on writing.
+        await append('one call, after the cuts');
+        expect(await held('one call, after the cuts')).toBe(1);
+        await agent.update({ outcome: 'done' });
+      });
+
       it('a read whose connection is cut is run again on a fresh one', async () => {
         const cuts = proxy.cuts;
         proxy.arm('read-begin');

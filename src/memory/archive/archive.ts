@@ -46,8 +46,10 @@ function toWrite(record: z.output<typeof archiveInputSchema>, now: number): Arch
 export async function appendArchive(context: MemoryContext, record: unknown): Promise<ArchiveSlot> {
   const parsed = parseInput(archiveInputSchema, record, 'appendArchive');
   const now = context.clock.now();
-  const slots = await context.store.write('appendArchive', (tx) =>
-    tx.conversation.archive.append(context.agentId, [toWrite(parsed, now)], 'appendArchive'),
+  const slots = await context.store.write(
+    'appendArchive',
+    (tx) => tx.conversation.archive.append(context.agentId, [toWrite(parsed, now)], 'appendArchive'),
+    { oneCall: true },
   );
   return slots[0] as ArchiveSlot;
 }
@@ -59,12 +61,15 @@ export async function appendArchive(context: MemoryContext, record: unknown): Pr
 export function appendArchiveMany(context: MemoryContext, records: unknown): Promise<ArchiveSlot[]> {
   const parsed = parseInput(manySchema, records, 'appendArchiveMany');
   const now = context.clock.now();
-  return context.store.write('appendArchiveMany', (tx) =>
-    tx.conversation.archive.append(
-      context.agentId,
-      parsed.map((one) => toWrite(one, now)),
-      'appendArchiveMany',
-    ),
+  return context.store.write(
+    'appendArchiveMany',
+    (tx) =>
+      tx.conversation.archive.append(
+        context.agentId,
+        parsed.map((one) => toWrite(one, now)),
+        'appendArchiveMany',
+      ),
+    { oneCall: true },
   );
 }
 

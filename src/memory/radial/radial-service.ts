@@ -2,7 +2,7 @@ import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import { backfillEmbeddings } from '../../recall/vectors.js';
 import type { LineOverview, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
-import type { Awaitable, RadialRepository, StoreTx } from '../../store/seam.js';
+import type { Awaitable, RadialRepository, StoreTx, WriteOptions } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../core/text-analysis.js';
@@ -161,8 +161,12 @@ export class RadialService {
     return this.#ctx.store.read(what, (tx) => work(tx.radial, tx));
   }
 
-  #write<T>(what: string, work: (repo: RadialRepository) => Awaitable<T>): Promise<T> {
-    return this.#ctx.store.write(what, (tx) => work(tx.radial));
+  #write<T>(
+    what: string,
+    work: (repo: RadialRepository) => Awaitable<T>,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#ctx.store.write(what, (tx) => work(tx.radial), options);
   }
 
   // ---- project ------------------------------------------------------------------------------
@@ -245,32 +249,35 @@ export class RadialService {
     const id = newUuid();
     const createdAt = this.#ctx.clock.now();
     let extendsNodeId: string | undefined;
-    await this.#write('completeTask', (repo) =>
-      repo.insertNode(this.#agentId, task.lineId, (tip) => {
-        extendsNodeId = options.extend ? tip.latestId : undefined;
-        return {
-          node: {
-            id,
-            taskLabel: task.taskLabel,
-            createdAt,
-            conversationSummary: task.conversationSummary,
-            fileChanges: JSON.stringify(task.fileChanges),
-            todos: JSON.stringify(task.todos),
-            envSnapshot: JSON.stringify(task.envSnapshot),
-            history: '',
-            summaries: columns,
-            summariesState: computed.complete ? 'ready' : 'pending',
-            summariesTier: tier,
-            extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
-            fullContext: task.fullContext,
-            fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
-          },
-          index: nodeIndexTexts(
-            task,
-            computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
-          ),
-        };
-      }),
+    await this.#write(
+      'completeTask',
+      (repo) =>
+        repo.insertNode(this.#agentId, task.lineId, (tip) => {
+          extendsNodeId = options.extend ? tip.latestId : undefined;
+          return {
+            node: {
+              id,
+              taskLabel: task.taskLabel,
+              createdAt,
+              conversationSummary: task.conversationSummary,
+              fileChanges: JSON.stringify(task.fileChanges),
+              todos: JSON.stringify(task.todos),
+              envSnapshot: JSON.stringify(task.envSnapshot),
+              history: '',
+              summaries: columns,
+              summariesState: computed.complete ? 'ready' : 'pending',
+              summariesTier: tier,
+              extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
+              fullContext: task.fullContext,
+              fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
+            },
+            index: nodeIndexTexts(
+              task,
+              computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
+            ),
+          };
+        }),
+      { oneCall: true },
     );
     return {
       id,

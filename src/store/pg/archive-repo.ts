@@ -8,7 +8,7 @@ import type { ArchiveRepo } from '../archive-repo.js';
 import { noOpenTurn } from '../open-turn.js';
 import { indexText } from './fts.js';
 import { PgIndexRepo } from './index-repo.js';
-import type { PgQuery } from './pg-query.js';
+import { lastStatement, type PgQuery } from './pg-query.js';
 import { all, lockAgent } from './rows.js';
 
 const ARCHIVE_COLUMNS = `a.id, a.topic_id, t.scene_id, a.seq, a.kind, a.role, a.speaker, a.content_type,
@@ -87,26 +87,29 @@ async function writeRecords(
     columns.lengths.push(text.length);
     columns.heavy.push(text.heavy);
   }
-  const { rows } = await db.query<WrittenRow>(
-    `SELECT * FROM hh_archive_write($1, $2, $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
-       $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::text[], $13::integer[], $14::text[])`,
-    [
-      agentId,
-      topicId ?? null,
-      columns.seqs,
-      columns.kinds,
-      columns.roles,
-      columns.speakers,
-      columns.contentTypes,
-      columns.eventTypes,
-      columns.planSteps,
-      columns.contents,
-      columns.created,
-      inline ? columns.bodies : null,
-      inline ? columns.lengths : null,
-      inline ? columns.heavy : null,
-    ],
-  );
+  // With the engine's own index the statement is the whole write, and may carry its COMMIT
+  // (its refusals, no open turn or a step not in the plan, write nothing).
+  const statement = `SELECT * FROM hh_archive_write($1, $2, $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[],
+       $8::text[], $9::integer[], $10::text[], $11::bigint[], $12::text[], $13::integer[], $14::text[])`;
+  const values = [
+    agentId,
+    topicId ?? null,
+    columns.seqs,
+    columns.kinds,
+    columns.roles,
+    columns.speakers,
+    columns.contentTypes,
+    columns.eventTypes,
+    columns.planSteps,
+    columns.contents,
+    columns.created,
+    inline ? columns.bodies : null,
+    inline ? columns.lengths : null,
+    inline ? columns.heavy : null,
+  ];
+  const { rows } = inline
+    ? await lastStatement<WrittenRow>(db, statement, values)
+    : await db.query<WrittenRow>(statement, values);
   if (!inline) await indexThrough(index, rows, records, texts);
   return rows;
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { HedgehopError } from '../../core/errors.js';
-import type { StoreSeam, StoreTx, TxWork } from '../seam.js';
+import type { StoreSeam, StoreTx, TxWork, WriteOptions } from '../seam.js';
 import type { DumpHeader, DumpImportReport, DumpProgress } from '../dump-repo.js';
 import type { CheckReport, FileStats } from '../maintenance.js';
 import { exportPgDump, importPgDump } from './dump.js';
@@ -48,13 +48,15 @@ const types = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-type Kind = 'read' | 'write';
-
 /** A seam callback as the engine runs it: handed the repositories over the transaction's client. */
 const seamWork =
   <T>(work: TxWork<T>, termCounts?: TermCounts) =>
   async (db: PgQuery, isLive: () => boolean): Promise<T> =>
     work(liveTx(pgRepositories(db, termCounts), isLive));
+
+/** How one transaction runs: a read, or a write (whose COMMIT may go out with its last statement). */
+type Kind = 'read' | 'write';
+type Run = Kind | 'write-one-call';
 
 /** A {@link StoreTx} that refuses use once its transaction's callback has settled. */
 function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
@@ -103,18 +105,44 @@ function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
   };
 }
 
-/** A statement runner over one client that refuses statements once `isLive` turns false. */
-function txQuery(client: pg.PoolClient, isLive: () => boolean, context: string): PgQuery {
+/**
+ * A statement runner over one client that refuses statements once `isLive` turns false. With
+ * `commitAfter`, it offers {@link PgQuery.queryLast}: the statement, then `commitAfter()` (which
+ * sends COMMIT) before its reply is awaited; every statement after that is refused.
+ */
+function txQuery(
+  client: pg.PoolClient,
+  isLive: () => boolean,
+  context: string,
+  commitAfter?: () => void,
+): PgQuery {
+  let committing = false;
+  const send = async <R extends object>(
+    text: string,
+    values: readonly unknown[] | undefined,
+    last: boolean,
+  ) => {
+    if (!isLive() || committing)
+      throw new HedgehopError(
+        'CLOSED',
+        `${context}: this transaction has ended (a statement ran after ${committing ? 'its COMMIT was sent' : 'it'})`,
+      );
+    const pending = client.query(text, values as unknown[] | undefined);
+    if (last && commitAfter) {
+      committing = true;
+      commitAfter();
+    }
+    const result = await pending;
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  };
   return {
-    async query<R extends object>(text: string, values?: readonly unknown[]) {
-      if (!isLive())
-        throw new HedgehopError(
-          'CLOSED',
-          `${context}: this transaction has ended (a statement ran after it)`,
-        );
-      const result = await client.query(text, values as unknown[] | undefined);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
-    },
+    query: <R extends object>(text: string, values?: readonly unknown[]) => send<R>(text, values, false),
+    ...(commitAfter
+      ? {
+          queryLast: <R extends object>(text: string, values?: readonly unknown[]) =>
+            send<R>(text, values, true),
+        }
+      : {}),
   };
 }
 
@@ -319,11 +347,17 @@ export class PgStore implements StoreSeam {
     return this.#track(this.#transaction('read', context, seamWork(work, this.#termCounts)));
   }
 
-  /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
-  write<T>(context: string, work: TxWork<T>): Promise<T> {
+  /**
+   * Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none.
+   * With `oneCall`, the repository call's last statement carries COMMIT right behind it
+   * ({@link PgQuery.queryLast}): one round trip fewer, and never run again once sent.
+   */
+  write<T>(context: string, work: TxWork<T>, options: WriteOptions = {}): Promise<T> {
     if (!this.#closed && this.readOnly)
       return Promise.reject(new HedgehopError('READ_ONLY', `${context}: the memory is open read-only`));
-    return this.#track(this.#transaction('write', context, seamWork(work)));
+    return this.#track(
+      this.#transaction(options.oneCall === true ? 'write-one-call' : 'write', context, seamWork(work)),
+    );
   }
 
   /**
@@ -351,7 +385,7 @@ export class PgStore implements StoreSeam {
    * (tracked, so `close` waits for it too).
    */
   #transaction<T>(
-    kind: Kind,
+    kind: Run,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
   ): Promise<T> {
@@ -361,7 +395,7 @@ export class PgStore implements StoreSeam {
   }
 
   async #run<T>(
-    kind: Kind,
+    kind: Run,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
     deliver: (value: T) => void,
@@ -395,13 +429,13 @@ export class PgStore implements StoreSeam {
     );
   }
 
-  #begin(kind: Kind): string {
+  #begin(kind: Run): string {
     const steps = [
       kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
       `SET LOCAL search_path TO ${quoteIdent(this.target.schema)}`,
       `SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.options.busyTimeoutMs))}`,
     ];
-    if (kind === 'write' && this.options.durability === 'normal')
+    if (kind !== 'read' && this.options.durability === 'normal')
       steps.push('SET LOCAL synchronous_commit = off');
     return steps.join('; ');
   }
@@ -426,7 +460,7 @@ export class PgStore implements StoreSeam {
   }
 
   #attempt<T>(
-    kind: Kind,
+    kind: Run,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
     deliver: (value: T) => void,
@@ -447,7 +481,7 @@ export class PgStore implements StoreSeam {
    * changes nothing, and its client is discarded.
    */
   async #attemptOnClient<T>(
-    kind: Kind,
+    kind: Run,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
     deliver: (value: T) => void,
@@ -469,19 +503,41 @@ export class PgStore implements StoreSeam {
         return false;
       },
     );
+    // A one-call write's COMMIT, sent behind its last statement (see txQuery); its outcome.
+    let committed: Promise<{ error?: unknown }> | undefined;
+    const commitAfter =
+      kind === 'write-one-call'
+        ? (): void => {
+            committed = client.query('COMMIT').then(
+              () => ({}),
+              (error: unknown) => ({ error }),
+            );
+          }
+        : undefined;
     const failedToBegin = async (): Promise<AttemptError | undefined> => {
       if (await begun) return undefined;
       broken = true;
-      return new AttemptError('begin', beginError);
+      // Once COMMIT is on the wire the server may have run all of it: never run it again.
+      return new AttemptError(committed ? 'commit' : 'begin', beginError);
     };
     try {
       let result: T;
       try {
-        result = await work(txQuery(client, isLive, context), isLive);
+        result = await work(txQuery(client, isLive, context, commitAfter), isLive);
       } catch (error) {
         live = false;
         const notBegun = await failedToBegin();
         if (notBegun) throw notBegun;
+        if (committed) {
+          // The transaction ended with its COMMIT (a failed statement made it a rollback). A
+          // lost connection leaves its fate unknown; a refusal after the statement wrote nothing.
+          const ended = await committed;
+          if (isConnectionError(error) || isConnectionError(ended.error)) {
+            broken = true;
+            throw new AttemptError('commit', isConnectionError(error) ? error : ended.error);
+          }
+          throw new AttemptError('work', error);
+        }
         broken = !(await client.query('ROLLBACK').then(
           () => true,
           () => false,
@@ -500,7 +556,10 @@ export class PgStore implements StoreSeam {
         return result;
       }
       try {
-        await client.query('COMMIT');
+        const ended: { error?: unknown } = committed
+          ? await committed
+          : await client.query('COMMIT').then(() => ({}));
+        if (ended.error !== undefined) throw ended.error;
       } catch (error) {
         broken = isConnectionError(error);
         if (!broken) await client.query('ROLLBACK').catch(() => undefined);

@@ -1,4 +1,4 @@
-import type { PgQuery } from './pg-query.js';
+import { lastStatement, type PgQuery } from './pg-query.js';
 
 /**
  * Small helpers shared by the PostgreSQL repositories. `bigint` and `count(*)` come back from
@@ -30,6 +30,16 @@ export async function first<R extends object>(
   values?: readonly unknown[],
 ): Promise<R | undefined> {
   const { rows } = await db.query<R>(text, values);
+  return rows[0];
+}
+
+/** {@link first} of a statement run as its transaction's last when it may be (see {@link lastStatement}). */
+export async function lastFirst<R extends object>(
+  db: PgQuery,
+  text: string,
+  values?: readonly unknown[],
+): Promise<R | undefined> {
+  const { rows } = await lastStatement<R>(db, text, values);
   return rows[0];
 }
 

@@ -22,7 +22,17 @@ import {
   type RawOverview,
 } from '../radial-rows.js';
 import type { IndexRepository, RadialRepository } from '../seam.js';
-import { derivedText, first, fromUtf8, int, intOrNull, sqlLimit, sqlState, utf8 } from './pg-values.js';
+import {
+  derivedText,
+  first,
+  fromUtf8,
+  lastFirst,
+  int,
+  intOrNull,
+  sqlLimit,
+  sqlState,
+  utf8,
+} from './pg-values.js';
 import type { PgQuery } from './pg-query.js';
 import { indexText } from './fts.js';
 import { PgRecallRepo } from './recall-repo.js';
@@ -209,7 +219,8 @@ export class PgRadialRepo implements RadialRepository {
     const nextSeq = int(current.o_next_seq);
     const tip: LineTip = { nextSeq, latestId: current.o_latest_id ?? undefined };
     const built = build(tip);
-    const seq = await this.#insertNodeRow(agentId, lineId, nextSeq, built.node, built.index);
+    // The node's statement ends the call, and may carry the transaction's COMMIT.
+    const seq = await this.#insertNodeRow(agentId, lineId, nextSeq, built.node, built.index, true);
     return { seq, lineSeq: nextSeq, tip };
   }
 
@@ -223,10 +234,11 @@ export class PgRadialRepo implements RadialRepository {
     lineSeq: number,
     newNode: NewNode,
     index: readonly NodeIndexText[],
+    last = false,
   ): Promise<number> {
     const parts = index.filter((doc) => doc.text.length > 0);
     const texts = parts.map((doc) => indexText(doc.text));
-    const inserted = await first<{ seq: unknown }>(
+    const inserted = await (last ? lastFirst : first)<{ seq: unknown }>(
       this.#db,
       `SELECT hh_node_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
          $19, $20, $21::text[], $22::text[], $23::integer[], $24::text[]) AS seq`,
