@@ -66,7 +66,7 @@ interface Candidate {
   readonly end: number;
   readonly text: string;
   readonly size: number;
-  /** Its distinct content terms, as ids into {@link Analysis.vocabulary}. */
+  /** Its distinct content terms, as ids into {@link Analysis.names}. */
   readonly terms: readonly number[];
   /** Everything but centrality: cue, position, role, narration. */
   readonly factor: number;
@@ -96,8 +96,16 @@ interface Analysis {
   readonly candidates: readonly Candidate[];
   /** The candidates by their worth before any is chosen, best first. */
   readonly ranked: readonly Candidate[];
-  /** Each term's id (terms are numbered per text, so weights and discounts are plain arrays). */
-  readonly vocabulary: ReadonlyMap<string, number>;
+  /**
+   * Each term by its id (terms are numbered per text, so weights and discounts are plain
+   * arrays); {@link termIdIn} finds a term's id.
+   */
+  readonly names: readonly string[];
+  /** The analysis's epoch and the term tables' generation when it was made (see {@link termIdIn}). */
+  readonly epoch: number;
+  readonly generation: number;
+  /** Every term's id, built only when {@link termIdIn} cannot answer from the term tables. */
+  vocabulary?: Map<string, number>;
   /** Weight of each term, by id. */
   readonly weights: Float64Array;
   /** The best whole sentence (not a clause opening), if any is worth anything. */
@@ -193,6 +201,7 @@ const DETAIL_ROOM = 1000;
 const DETAIL_FLOOR = 0;
 
 function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: ReadonlySet<string>): Analysis {
+  startReading();
   const units = splitUnits(text);
   const prose = units.filter((u) => u.kind === 'prose');
   // A text with no prose (a log, a table) is summarised from its lines.
@@ -374,41 +383,63 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       }
     }
   }
-  // Terms per candidate, from one tokenisation of each unit; each term numbered once.
-  const vocabulary = new Map<string, number>();
+  // Terms per candidate, from one tokenisation of each unit; each term numbered once per text
+  // (in order of first use), through the term's global id.
+  const names: string[] = [];
+  const globals: number[] = [];
   const frequency: number[] = [];
   // `stamp[id] === mark` marks a term already seen in the span being read (no Set per span).
   const stamp: number[] = [];
   let mark = 0;
+  const epoch = nextReading();
+  const generation = termGeneration;
   const termsOf = new Map<TextUnit, { offsets: readonly number[]; ids: readonly number[] }>();
   for (const unit of pool) {
     const tokens = summaryTokens(unit.text, unit.start);
-    const ids: number[] = [];
+    const local = localIds(termNames.length);
+    // The global ids are replaced by this text's ones in place.
+    const ids = tokens.ids;
     mark++;
-    for (const term of tokens.terms) {
-      let id = vocabulary.get(term);
-      if (id === undefined) {
-        id = vocabulary.size;
-        vocabulary.set(term, id);
+    for (let i = 0; i < ids.length; i++) {
+      const global = ids[i] as number;
+      let id: number;
+      if (local.epochs[global] === epoch) id = local.ids[global] as number;
+      else {
+        id = names.length;
+        local.epochs[global] = epoch;
+        local.ids[global] = id;
+        names.push(termNames[global] as string);
+        globals.push(global);
         frequency.push(0);
         stamp.push(0);
       }
-      ids.push(id);
+      ids[i] = id;
       if (stamp[id] !== mark) {
         stamp[id] = mark;
         frequency[id] = (frequency[id] ?? 0) + 1;
       }
     }
-    termsOf.set(unit, { offsets: tokens.offsets, ids });
+    termsOf.set(unit, tokens);
   }
-  const weights = new Float64Array(vocabulary.size);
-  for (const [term, id] of vocabulary) {
+  // The label's and the summary's terms that the text uses, marked by global id.
+  const boosts = boostTable(termNames.length);
+  for (const term of hintTerms) {
+    const global = termIds.get(term);
+    if (global !== undefined) boosts.hint[global] = epoch;
+  }
+  for (const term of summaryTerms) {
+    const global = termIds.get(term);
+    if (global !== undefined) boosts.summary[global] = epoch;
+  }
+  const weights = new Float64Array(names.length);
+  for (let id = 0; id < names.length; id++) {
+    const global = globals[id] as number;
     let weight = Math.log(1 + (frequency[id] ?? 0));
     // Character pairs of an unspaced script overlap (each character is in two), and its words
     // are about two characters long: a pair weighs half a word.
-    if (isPair(term)) weight *= PAIR_WEIGHT;
-    if (hintTerms.has(term)) weight *= LABEL_BOOST;
-    if (summaryTerms.has(term)) weight *= SUMMARY_BOOST;
+    if (termPairs[global] === 1) weight *= PAIR_WEIGHT;
+    if (boosts.hint[global] === epoch) weight *= LABEL_BOOST;
+    if (boosts.summary[global] === epoch) weight *= SUMMARY_BOOST;
     weights[id] = weight;
   }
   // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
@@ -467,7 +498,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       break;
     }
   }
-  return { units, candidates, ranked, vocabulary, weights, best, hintTerms };
+  return { units, candidates, ranked, names, epoch, generation, weights, best, hintTerms };
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
@@ -504,15 +535,37 @@ function widthAt(text: string, at: number): number {
   return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
 }
 
+/** Highest UTF-16 unit of the last word {@link wordEnd} read (below U+0E00 no unspaced script is in it). */
+let wordTop = 0;
+
 /**
  * The end of the word that starts at `at` (a run of word characters, joined by an inner `'`,
  * `’` or `.`): where the pattern `[\p{L}\p{M}\p{N}_]+(?:['’.][\p{L}\p{M}\p{N}_]+)` repeated, with
- * the `u` flag, would end its match there.
+ * the `u` flag, would end its match there. Sets {@link wordTop}.
  */
 function wordEnd(text: string, at: number): number {
   let end = at;
+  let top = 0;
   for (;;) {
-    while (end < text.length && isWordChar(text, end)) end += widthAt(text, end);
+    while (end < text.length) {
+      const code = text.charCodeAt(end);
+      if (code < 0x80) {
+        if (
+          !(
+            (code >= 97 && code <= 122) ||
+            (code >= 65 && code <= 90) ||
+            (code >= 48 && code <= 57) ||
+            code === 95
+          )
+        )
+          break;
+        end++;
+        continue;
+      }
+      if (!isWordChar(text, end)) break;
+      if (code > top) top = code;
+      end += widthAt(text, end);
+    }
     const joiner = text.charCodeAt(end);
     if (
       (joiner === 39 || joiner === 0x2019 || joiner === 46) &&
@@ -522,31 +575,125 @@ function wordEnd(text: string, at: number): number {
       end++;
       continue;
     }
+    wordTop = top;
     return end;
   }
 }
 const UNSPACED_RE =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** The lowest code unit of any unspaced script above (Thai). */
+const UNSPACED_FROM = 0x0e00;
 const CACHE_MAX = 50_000;
-// Stemming and stop-word checks dominate the cost of reading prose; words repeat, so their
-// results are kept (null = no content: a stop word, one letter, a bare 1–2 digit number).
-const termCache = new Map<string, string | null>();
+// Every content term met so far is numbered once (ids index typed arrays in an analysis), and
+// words repeat, so stemming and stop-word checks are kept per word as the word's term id
+// (-1 = no content: a stop word, one letter, a bare 1–2 digit number). Both are emptied
+// together, only between two readings ({@link startReading}), so ids stay valid within one.
+const termIds = new Map<string, number>();
+const termNames: string[] = [];
+/** 1 where a term is a character pair of an unspaced script ({@link isPair}), by id. */
+const termPairs: number[] = [];
+const termCache = new Map<string, number>();
+/** Counts the times the term tables were emptied (ids of an older generation mean other terms). */
+let termGeneration = 0;
 
-function cachedTerm(word: string): string | null {
+/** Empties the term tables when they have grown too large; call before reading a text. */
+function startReading(): void {
+  if (termCache.size < CACHE_MAX && termNames.length < CACHE_MAX) return;
+  termCache.clear();
+  termIds.clear();
+  termNames.length = 0;
+  termPairs.length = 0;
+  termGeneration++;
+}
+
+/** The id of `term`, numbered when new. */
+function termId(term: string): number {
+  let id = termIds.get(term);
+  if (id === undefined) {
+    id = termNames.length;
+    termNames.push(term);
+    termPairs.push(isPair(term) ? 1 : 0);
+    termIds.set(term, id);
+  }
+  return id;
+}
+
+function cachedTerm(word: string): number {
   const known = termCache.get(word);
   if (known !== undefined) return known;
   const lower = word.toLowerCase();
   const empty = (word.length < 2 && !/\p{N}/u.test(word)) || /^\d{1,2}$/u.test(word) || isStopWord(lower);
-  const term = empty ? null : termOf(word);
-  if (termCache.size >= CACHE_MAX) termCache.clear();
-  termCache.set(word, term);
-  return term;
+  const id = empty ? -1 : termId(termOf(word));
+  termCache.set(word, id);
+  return id;
 }
 
-/** Content terms of a piece of prose and their offsets, in text order (two parallel arrays). */
+// Each global term id's id within the text being analysed, valid where its epoch is the
+// analysis's own (so nothing is cleared between analyses).
+let localTable = { ids: new Int32Array(1024), epochs: new Int32Array(1024) };
+let readings = 0;
+
+// Where the label's and the summary's terms are, by global id (marked with the analysis's epoch).
+let boosts = { hint: new Int32Array(1024), summary: new Int32Array(1024) };
+
+/** The boost marks, with room for `size` global ids. */
+function boostTable(size: number): { hint: Int32Array; summary: Int32Array } {
+  if (size > boosts.hint.length) {
+    const length = Math.max(size, boosts.hint.length * 2);
+    const hint = new Int32Array(length);
+    const summary = new Int32Array(length);
+    hint.set(boosts.hint);
+    summary.set(boosts.summary);
+    boosts = { hint, summary };
+  }
+  return boosts;
+}
+
+/**
+ * The id of `term` in `analysis`, or undefined when its text does not use it. Answered from the
+ * term tables while no other analysis has been made and the tables were not emptied since;
+ * else from a map of the analysis's terms, built once.
+ */
+function termIdIn(analysis: Analysis, term: string): number | undefined {
+  if (analysis.generation === termGeneration && analysis.epoch === readings) {
+    const global = termIds.get(term);
+    if (global === undefined || localTable.epochs[global] !== analysis.epoch) return undefined;
+    return localTable.ids[global];
+  }
+  if (analysis.vocabulary === undefined) {
+    analysis.vocabulary = new Map();
+    for (const [id, term] of analysis.names.entries()) analysis.vocabulary.set(term, id);
+  }
+  return analysis.vocabulary.get(term);
+}
+
+/** A fresh epoch for the local ids of one analysis. */
+function nextReading(): number {
+  readings++;
+  if (readings > 0x7fff_0000) {
+    readings = 1;
+    localTable.epochs.fill(0);
+  }
+  return readings;
+}
+
+/** The local id table, with room for `size` global ids. */
+function localIds(size: number): { ids: Int32Array; epochs: Int32Array } {
+  if (size > localTable.ids.length) {
+    const length = Math.max(size, localTable.ids.length * 2);
+    const ids = new Int32Array(length);
+    const epochs = new Int32Array(length);
+    ids.set(localTable.ids);
+    epochs.set(localTable.epochs);
+    localTable = { ids, epochs };
+  }
+  return localTable;
+}
+
+/** Content terms of a piece of prose (as term ids) and their offsets, in text order. */
 interface Tokens {
   readonly offsets: number[];
-  readonly terms: string[];
+  readonly ids: number[];
 }
 
 /**
@@ -556,38 +703,49 @@ interface Tokens {
  */
 function summaryTokens(text: string, base: number): Tokens {
   const offsets: number[] = [];
-  const terms: string[] = [];
-  // One scan tells whether any word needs the bigram path.
-  const unspaced = UNSPACED_RE.test(text);
+  const ids: number[] = [];
   for (let at = 0; at < text.length; ) {
-    if (!isWordChar(text, at)) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80) {
+      if (
+        !(
+          (code >= 97 && code <= 122) ||
+          (code >= 65 && code <= 90) ||
+          (code >= 48 && code <= 57) ||
+          code === 95
+        )
+      ) {
+        at++;
+        continue;
+      }
+    } else if (!isWordChar(text, at)) {
       at += widthAt(text, at);
       continue;
     }
     const index = at;
     at = wordEnd(text, at);
     const word = text.slice(index, at);
-    if (!unspaced || !UNSPACED_RE.test(word)) {
-      const term = cachedTerm(word);
-      if (term !== null) {
+    if (wordTop < UNSPACED_FROM || !UNSPACED_RE.test(word)) {
+      const id = cachedTerm(word);
+      if (id >= 0) {
         offsets.push(base + index);
-        terms.push(term);
+        ids.push(id);
       }
       continue;
     }
     const chars = [...word];
     if (chars.length === 1) {
       offsets.push(base + index);
-      terms.push(word);
+      ids.push(termId(word));
     }
     let offset = index;
     for (let i = 0; i + 1 < chars.length; i++) {
       offsets.push(base + offset);
-      terms.push(`${chars[i] as string}${chars[i + 1] as string}`);
+      ids.push(termId(`${chars[i] as string}${chars[i + 1] as string}`));
       offset += (chars[i] as string).length;
     }
   }
-  return { offsets, terms };
+  return { offsets, ids };
 }
 
 /** What a character pair of an unspaced script weighs beside a word. */
@@ -598,9 +756,20 @@ function isPair(term: string): boolean {
   return term.length <= 4 && UNSPACED_RE.test(term);
 }
 
+// The term sets of the last few texts read (a task's label and summary are read several times).
+const TERM_SETS_MAX = 16;
+const termSets = new Map<string, ReadonlySet<string>>();
+
 /** Distinct content terms of `text`. */
-function termSet(text: string): Set<string> {
-  return new Set(summaryTokens(text, 0).terms);
+function termSet(text: string): ReadonlySet<string> {
+  const known = termSets.get(text);
+  if (known !== undefined) return known;
+  startReading();
+  const out = new Set<string>();
+  for (const id of summaryTokens(text, 0).ids) out.add(termNames[id] as string);
+  if (termSets.size >= TERM_SETS_MAX) termSets.clear();
+  termSets.set(text, out);
+  return out;
 }
 
 /** Most units a text is summarised from (a huge text keeps its head, its tail and its outcomes). */
@@ -1230,7 +1399,7 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   const parts: string[] = [];
   const bodyTerms = pick.terms();
   const inBody = (term: string): boolean => {
-    const id = analysis.vocabulary.get(term);
+    const id = termIdIn(analysis, term);
     return id !== undefined && bodyTerms.has(id);
   };
   if (!restated && [...analysis.hintTerms].some((term) => !inBody(term))) {
@@ -1267,7 +1436,7 @@ function restates(sentence: string, labelTerms: ReadonlySet<string>): boolean {
 function idsOf(analysis: Analysis, text: string): number[] {
   const out: number[] = [];
   for (const term of termSet(text)) {
-    const id = analysis.vocabulary.get(term);
+    const id = termIdIn(analysis, term);
     if (id !== undefined) out.push(id);
   }
   return out;
