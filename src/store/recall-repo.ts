@@ -182,15 +182,7 @@ export class RecallRepo {
           .raw()
           .all({ ...where.params, match, limit, window }) as RawDocArray[]
       ).map((row) => ({
-        rowid: row[0],
-        agentId: row[1],
-        layer: row[2],
-        ref: row[3],
-        part: row[4],
-        lineId: row[5],
-        sceneId: row[6],
-        topicId: row[7],
-        createdAt: row[8],
+        ...fromArray(row),
         bm25: (row[9] as number | null) ?? 0,
       }));
     if (!passesMost(filter)) return run(-1);
