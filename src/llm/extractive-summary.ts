@@ -638,15 +638,19 @@ let boosts = { hint: new Int32Array(1024), summary: new Int32Array(1024) };
 
 /** The boost marks, with room for `size` global ids. */
 function boostTable(size: number): { hint: Int32Array; summary: Int32Array } {
-  if (size > boosts.hint.length) {
-    const length = Math.max(size, boosts.hint.length * 2);
-    const hint = new Int32Array(length);
-    const summary = new Int32Array(length);
-    hint.set(boosts.hint);
-    summary.set(boosts.summary);
-    boosts = { hint, summary };
-  }
+  if (size > boosts.hint.length) boosts = grown(boosts, size, boosts.hint.length);
   return boosts;
+}
+
+/** A copy of `table` whose arrays (all `length` long) have room for `size` ids, doubling at least. */
+function grown<T extends Record<string, Int32Array>>(table: T, size: number, length: number): T {
+  const room = Math.max(size, length * 2);
+  const copy: Record<string, Int32Array> = {};
+  for (const [name, array] of Object.entries(table)) {
+    copy[name] = new Int32Array(room);
+    copy[name].set(array);
+  }
+  return copy as T;
 }
 
 /**
@@ -679,14 +683,7 @@ function nextReading(): number {
 
 /** The local id table, with room for `size` global ids. */
 function localIds(size: number): { ids: Int32Array; epochs: Int32Array } {
-  if (size > localTable.ids.length) {
-    const length = Math.max(size, localTable.ids.length * 2);
-    const ids = new Int32Array(length);
-    const epochs = new Int32Array(length);
-    ids.set(localTable.ids);
-    epochs.set(localTable.epochs);
-    localTable = { ids, epochs };
-  }
+  if (size > localTable.ids.length) localTable = grown(localTable, size, localTable.ids.length);
   return localTable;
 }
 

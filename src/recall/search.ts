@@ -72,14 +72,7 @@ export interface ResolvedHit {
  * as the ranking (hits whose record is gone are left out). Recall builds its context from it.
  */
 export async function searchIndexResolved(store: StoreSeam, options: SearchOptions): Promise<ResolvedHit[]> {
-  const queryVector = (await embedQuery(store, options)) ?? undefined;
-  const limit = clampLimit(options.limit);
-  const ranked = await store.read('search', (tx) =>
-    rankDocuments(tx, { ...options, limit }, queryVector, {
-      ...DEFAULT_WEIGHTS,
-      ...options.weights,
-    }),
-  );
+  const ranked = await rankInSnapshot(store, options, true);
   return ranked.flatMap((entry) =>
     entry.resolved
       ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
@@ -100,19 +93,31 @@ export interface RankedRow {
  * is worked out (searchArchive reads the records it returns itself).
  */
 export async function searchIndexOrder(store: StoreSeam, options: SearchOptions): Promise<RankedRow[]> {
-  const queryVector = (await embedQuery(store, options)) ?? undefined;
-  const limit = clampLimit(options.limit);
-  const ranked = await store.read('search', (tx) =>
-    rankDocuments(tx, { ...options, limit, readTexts: false }, queryVector, {
-      ...DEFAULT_WEIGHTS,
-      ...options.weights,
-    }),
-  );
+  const ranked = await rankInSnapshot(store, options, false);
   return ranked.map((entry) => ({
     layer: entry.doc.layer,
     ref: entry.doc.ref,
     matchesQuery: entry.matchesQuery,
   }));
+}
+
+/**
+ * The query embedded (outside any transaction), then ranked in one read snapshot; the hits'
+ * texts are read in that snapshot only when `readTexts`.
+ */
+async function rankInSnapshot(
+  store: StoreSeam,
+  options: SearchOptions,
+  readTexts: boolean,
+): ReturnType<typeof rankDocuments> {
+  const queryVector = (await embedQuery(store, options)) ?? undefined;
+  const limit = clampLimit(options.limit);
+  return store.read('search', (tx) =>
+    rankDocuments(tx, { ...options, limit, readTexts }, queryVector, {
+      ...DEFAULT_WEIGHTS,
+      ...options.weights,
+    }),
+  );
 }
 
 function clampLimit(limit: number | undefined): number {
