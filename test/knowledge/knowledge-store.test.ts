@@ -70,6 +70,22 @@ describeEngines('knowledge import', () => {
     expect(await db.knowledge.get(first.graphId)).toEqual(before);
   });
 
+  it('lets many concurrent imports into one new graph all land, the graph created once', async () => {
+    const { db } = await fresh();
+    // Every import reads "no graph" before any of them writes (on PostgreSQL each runs on its own
+    // pooled connection): all but one meet the first one's row and must join it, not fail.
+    const reports = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        db.knowledge.import({ graph: 'racing', nodes: [{ title: `node ${i}`, content: `fact ${i}` }] }),
+      ),
+    );
+    expect(reports.filter((report) => report.graphCreated)).toHaveLength(1);
+    expect(new Set(reports.map((report) => report.graphId)).size).toBe(1);
+    expect((await db.knowledge.getByLabel('racing'))?.nodeCount).toBe(24);
+    expect(await db.knowledge.list()).toHaveLength(1);
+    await db.check();
+  });
+
   it('gives the same ids in another file (ids derive from labels and titles)', async () => {
     const a = await fresh();
     const b = await fresh();

@@ -303,11 +303,21 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
     // Concurrent imports into a new graph of the same name (same id) all read "no graph" under read
     // committed; the first insert wins, the others wait for it and then find the graph, as the
     // later ones do on SQLite's single writer (a plain INSERT would fail them with a duplicate key).
+    // No conflict target: the id and the label are both unique, and PostgreSQL may meet the racing
+    // row on either index first (a target of `(id)` alone let the label index raise 23505).
     const { rowCount } = await this.#db.query(
-      'INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING',
+      'INSERT INTO kg_graphs (id, label, created_at, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
       [chunk.graphId, chunk.label, chunk.now, chunk.now],
     );
-    return rowCount === 1;
+    if (rowCount === 1) return true;
+    const winner = await this.graphByLabel(chunk.label);
+    if (winner?.id === chunk.graphId) return false;
+    throw new HedgehopError(
+      'CONFLICT',
+      winner
+        ? `knowledge graph label '${chunk.label}' was taken by graph ${winner.id} while the import ran`
+        : `knowledge graph id ${chunk.graphId} was taken by another label while the import ran`,
+    );
   }
 
   async #touchGraph(graphId: string, now: number): Promise<void> {
