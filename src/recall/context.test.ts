@@ -24,6 +24,21 @@ describe('recordForms', () => {
     const forms = recordForms('long text. '.repeat(500), { brief: 'the stored brief' }, 12, new Set());
     expect(forms).toEqual([{ level: 'brief', lines: ['the stored brief'] }]);
   });
+
+  it('offers no rendering that a stored level holds whole (a task found by its label)', () => {
+    const label = 'Staging alerts paging the production on-call';
+    const levels = {
+      brief: `${label}: routed to Slack.`,
+      summary: `${label}\nRoot cause: the staging override sat under a key the chart ignores.`,
+      detailed: `${label}\nRoot cause: the staging override sat under a key the chart ignores.\nFix: moved it back.`,
+    };
+    const forms = recordForms(label, levels, 0, stemsOf('staging alerts'));
+    expect(forms.map((f) => f.level)).toEqual(['detailed', 'summary', 'brief']);
+    expect(forms[0]!.lines[0]).toBe(levels.detailed);
+    // A full text that says more than the stored levels stays the first rendering.
+    const full = `${levels.detailed}\nThe whole transcript goes on here.`;
+    expect(recordForms(full, levels, 0, new Set())[0]).toEqual({ level: 'full', lines: [full] });
+  });
 });
 
 describe('assembleContext', () => {

@@ -66,6 +66,8 @@ export function levelChars(level: ContextLevel): number {
 /**
  * The renderings of one record at `rank`: its full text, its stored shorter levels, or its
  * sentences nearest the query within each level's characters (never a cut sentence or line).
+ * A text that a stored level holds whole (a task found by its label, whose levels start with
+ * that label) is no rendering of its own: the stored level says it and more.
  */
 export function recordForms(
   full: string,
@@ -80,9 +82,20 @@ export function recordForms(
     const text = level === 'full' ? full : (stored ?? fitSpan(full, levelChars(level), stems));
     if (text === undefined || text.length === 0) continue;
     if (forms.some((f) => f.lines.join('\n') === text)) continue;
+    if (stored === undefined && heldByStoredLevel(text, levels)) continue;
     forms.push({ level, lines: [text] });
   }
   return forms;
+}
+
+function heldByStoredLevel(
+  text: string,
+  levels: { readonly brief?: string; readonly summary?: string; readonly detailed?: string } | undefined,
+): boolean {
+  if (levels === undefined) return false;
+  return [levels.detailed, levels.summary, levels.brief].some(
+    (level) => level !== undefined && level.length > text.length && level.includes(text),
+  );
 }
 
 /** One chosen item: its text without and with its label. */
