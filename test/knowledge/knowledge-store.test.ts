@@ -71,18 +71,51 @@ describeEngines('knowledge import', () => {
   });
 
   it('lets many concurrent imports into one new graph all land, the graph created once', async () => {
-    const { db } = await fresh();
-    // Every import reads "no graph" before any of them writes (on PostgreSQL each runs on its own
-    // pooled connection): all but one meet the first one's row and must join it, not fail.
+    const { db, path } = await fresh();
+    const { db: other } = await fresh(path);
+    // Every import reads "no graph" before any of them writes (two handles; on PostgreSQL each
+    // import runs on its own pooled connection): all but one meet the first one's rows (the graph,
+    // the shared node) and must join them, not fail.
     const reports = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        db.knowledge.import({ graph: 'racing', nodes: [{ title: `node ${i}`, content: `fact ${i}` }] }),
+        (i % 2 === 0 ? db : other).knowledge.import({
+          graph: 'racing',
+          nodes: [
+            { title: 'hub', observations: [`seen by ${i}`] },
+            { title: `node ${i}`, content: `fact ${i}` },
+          ],
+          edges: [{ kind: 'related', members: ['hub', `node ${i}`] }],
+        }),
       ),
     );
     expect(reports.filter((report) => report.graphCreated)).toHaveLength(1);
     expect(new Set(reports.map((report) => report.graphId)).size).toBe(1);
-    expect((await db.knowledge.getByLabel('racing'))?.nodeCount).toBe(24);
+    expect(reports.flatMap((report) => report.errors)).toEqual([]);
+    const graph = await db.knowledge.getOrThrow(reports[0]!.graphId);
+    expect(graph.graph).toMatchObject({ nodeCount: 25, edgeCount: 24 });
+    // The shared node was created once and merged into by every other import.
+    expect(graph.nodes.find((node) => node.title === 'hub')?.observations).toHaveLength(24);
     expect(await db.knowledge.list()).toHaveLength(1);
+    await db.check();
+  });
+
+  it('lets concurrent imports that add one new node to an existing graph all land, merged into it', async () => {
+    const { db, path } = await fresh();
+    const { db: other } = await fresh(path);
+    await db.knowledge.import({ graph: 'racing', nodes: [{ title: 'seed' }] });
+    const reports = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        (i % 2 === 0 ? db : other).knowledge.import({
+          graph: 'racing',
+          nodes: [{ title: 'hub', observations: [`seen by ${i}`] }],
+        }),
+      ),
+    );
+    expect(reports.flatMap((report) => report.errors)).toEqual([]);
+    expect(reports.filter((report) => report.created.length === 1)).toHaveLength(1);
+    const graph = await db.knowledge.getOrThrow(reports[0]!.graphId);
+    expect(graph.graph.nodeCount).toBe(2);
+    expect(graph.nodes.find((node) => node.title === 'hub')?.observations).toHaveLength(24);
     await db.check();
   });
 

@@ -66,6 +66,9 @@ const edge = (row: RawEdge): KnowledgeEdge =>
  * edge names a node deleted meanwhile fails on the foreign key under a savepoint and is redone
  * checking each edge, where SQLite rolls the whole chunk back and redoes it.
  */
+/** How often a chunk is redone after losing a race to insert a node (each loss needs a new writer). */
+const MAX_CHUNK_ATTEMPTS = 4;
+
 export class PgKnowledgeRepo implements KnowledgeRepository {
   readonly #db: PgQuery;
   readonly #index: IndexRepository;
@@ -250,11 +253,17 @@ export class PgKnowledgeRepo implements KnowledgeRepository {
    * savepoint and redone checking each edge, so the bad edges are reported and the rest written.
    */
   async importChunk(chunk: KnowledgeImportChunk): Promise<KnowledgeChunkResult> {
-    try {
-      return await withSavepoint(this.#db, () => this.#writeChunk(chunk, false));
-    } catch (error) {
-      if (sqlState(error) !== '23503') throw error;
-      return this.#writeChunk(chunk, true);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withSavepoint(this.#db, () => this.#writeChunk(chunk, false));
+      } catch (error) {
+        // A node that another writer inserted after this chunk read it absent: our insert waited
+        // for theirs to commit, then failed. Redone, the chunk finds the node and merges into it,
+        // as it would behind SQLite's single writer.
+        if (sqlState(error) === '23505' && attempt < MAX_CHUNK_ATTEMPTS) continue;
+        if (sqlState(error) !== '23503') throw error;
+        return this.#writeChunk(chunk, true);
+      }
     }
   }
 
