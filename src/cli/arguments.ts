@@ -85,8 +85,16 @@ export function defined<T extends Record<string, unknown>>(
   };
 }
 
-/** Cuts text to `max` characters on one line, for listings. */
+/**
+ * Cuts text to at most `max` characters on one line, for listings: at the last space when one
+ * falls in the last third (so a word, time or id is not torn), never inside a surrogate pair.
+ */
 export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  if (flat.length <= max) return flat;
+  let end = max - 1;
+  const space = flat.lastIndexOf(' ', end);
+  if (space >= Math.ceil((max * 2) / 3)) end = space;
+  else if (/[\uDC00-\uDFFF]/.test(flat.charAt(end))) end -= 1;
+  return `${flat.slice(0, end).trimEnd()}…`;
 }
