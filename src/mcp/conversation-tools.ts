@@ -13,7 +13,7 @@ function registerRecall(ctx: ToolContext): void {
     {
       title: 'Recall',
       description:
-        'Searches everything this memory holds (tasks, past conversations, tool events, knowledge graphs, profile) for a query and returns a context that fits a token budget: the best items verbatim, the rest briefer, each labelled with where it came from. Use it for questions about the past that are not about one task.',
+        "Searches everything this memory holds (tasks, past conversations, tool events, knowledge graphs, profile) for a query and returns a context that fits a token budget: the best items verbatim, the rest briefer, each labelled with where it came from. Use it for questions about the past that are not about one task. Hits come best first (rank 1); each hit's wordsFound is the share of the query's words (weighted by rarity) that it holds, 0..1, which the rank also weighs with recency, neighbouring turns and meaning.",
       inputSchema: {
         query: z.string().describe('What to recall, in any language.'),
         budgetTokens: z
@@ -44,9 +44,10 @@ function registerRecall(ctx: ToolContext): void {
         const result = await (
           await ctx.agent()
         ).recall(query, Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)));
-        const hits = result.hits.map((hit) => ({
+        const hits = result.hits.map((hit, index) => ({
+          rank: index + 1,
           layer: hit.layer,
-          confidence: Math.round(hit.confidence * 1000) / 1000,
+          wordsFound: Math.round(hit.confidence * 1000) / 1000,
           preview: hit.preview,
           provenance: hit.provenance,
           inContext: hit.inContext,

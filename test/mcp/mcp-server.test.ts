@@ -140,10 +140,18 @@ describe('MCP server (in memory)', () => {
     await commitLogin(c);
     const result = await c.call('memory_recall', { query: 'JWT login tokens', budgetTokens: 60 });
     expect(result.isError).toBeFalsy();
-    const body = result.structuredContent as { usedTokens: number; budgetTokens: number; hits: unknown[] };
+    const body = result.structuredContent as {
+      usedTokens: number;
+      budgetTokens: number;
+      hits: { rank: number; wordsFound: number }[];
+    };
     expect(body.budgetTokens).toBe(60);
     expect(body.usedTokens).toBeLessThanOrEqual(60);
     expect(body.hits.length).toBeGreaterThan(0);
+    // Hits come in rank order; the share of query words found is reported beside, not as the order.
+    expect(body.hits.map((hit) => hit.rank)).toEqual(body.hits.map((_, i) => i + 1));
+    for (const hit of body.hits) expect(hit.wordsFound).toBeGreaterThanOrEqual(0);
+    expect(body.hits[0]?.wordsFound).toBeGreaterThan(0.5);
   });
 
   it('runs the turn loop: begin, append, plan steps, end', async () => {
