@@ -61,6 +61,9 @@ describe('revises / asksForState', () => {
     ['How many people is the dinner for?', true],
     ['What did we decide about the fixture?', false],
     ['Why did the test time out?', false],
+    ['How many workers does the backfill use, and why not more?', false],
+    ['How many workers does the backfill use; why not more?', false],
+    ['Which nightly jobs run on the backfill host?', true],
     ['What happened to the loudness tests?', false],
   ])('asksForState(%s) = %s', (question, expected) => {
     expect(asksForState(question)).toBe(expected);

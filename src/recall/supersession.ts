@@ -27,8 +27,10 @@ export function revises(sentence: string): boolean {
 }
 
 // A question about an event ("what did we decide", "why was it slow", "what happened") asks
-// what was said then, not for a value that may have changed since.
-const EVENT_QUESTION_RE = /^\s*(?:why|how come)\b|\b(?:did|was|were|had|happened|decided|caused)\b/iu;
+// what was said then, not for a value that may have changed since. "Why" counts at the start of
+// any clause ("how many workers, and why not more?"): the reason was given with the value then.
+const EVENT_QUESTION_RE =
+  /(?:^|[,;:]|\band\b)\s*(?:why|how come)\b|\b(?:did|was|were|had|happened|decided|caused)\b/iu;
 
 /** Whether a question asks for a state (a value that a later statement may have revised). */
 export function asksForState(query: string): boolean {
