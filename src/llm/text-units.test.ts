@@ -22,6 +22,7 @@ const TRICKY: readonly [string, readonly string[]][] = [
   ['同期ボタンを修正しました。', ['同期ボタンを修正しました。']],
   ['Shipped 🎉 with the 👨‍👩‍👧 fix.', ['🎉', '👨‍👩‍👧']],
   ['Counted 21,400 files in 41.3 s.', ['21,400', '41.3']],
+  ['Both run in one transaction with SELECT … FOR UPDATE so they cannot race.', ['SELECT … FOR UPDATE']],
 ];
 
 describe('splitSentences: tricky strings', () => {
@@ -38,6 +39,14 @@ describe('splitSentences: tricky strings', () => {
       '2. compare the hours.',
     ]);
     expect(splitSentences('1. First item here.')).toEqual(['1. First item here.']);
+  });
+
+  it('ends a sentence at an ellipsis before a capitalised word, but not at an elision before a keyword', () => {
+    expect(splitSentences('We waited… Then it passed.')).toEqual(['We waited…', 'Then it passed.']);
+    expect(splitSentences('We waited … Then it passed.')).toEqual(['We waited …', 'Then it passed.']);
+    expect(splitSentences('It ran SELECT … FROM users twice.')).toEqual([
+      'It ran SELECT … FROM users twice.',
+    ]);
   });
 
   it('splits CJK sentences without spaces and ends at ! and ?', () => {

@@ -315,7 +315,13 @@ function endsSentence(
   if (/[。！？]/u.test(mark)) return true;
   const next = nextWord(segment, end);
   if (/[!?]/u.test(mark)) return true;
-  if (mark.startsWith('…') || mark.startsWith('..')) return next.length > 0 && !/^\p{Ll}/u.test(next);
+  if (mark.startsWith('…') || mark.startsWith('..')) {
+    // An elision standing between words before a capitalised keyword (`SELECT … FOR UPDATE`)
+    // leaves out part of one statement; it does not end a sentence.
+    const standsAlone = markAt > 0 && isSpace(segment.charCodeAt(markAt - 1));
+    if (standsAlone && /^\p{Lu}{2,}\b/u.test(next) && !/\p{Ll}/u.test(next)) return false;
+    return next.length > 0 && !/^\p{Ll}/u.test(next);
+  }
   const word = previousWord(segment, markAt);
   const lower = word.toLowerCase().replace(/^[("'[{]+/u, '');
   if (lower.length === 0) return true;
