@@ -592,14 +592,13 @@ const termIds = new Map<string, number>();
 const termNames: string[] = [];
 /** 1 where a term is a character pair of an unspaced script ({@link isPair}), by id. */
 const termPairs: number[] = [];
-const termCache = new Map<string, number>();
 /** Counts the times the term tables were emptied (ids of an older generation mean other terms). */
 let termGeneration = 0;
 
 /** Empties the term tables when they have grown too large; call before reading a text. */
 function startReading(): void {
-  if (termCache.size < CACHE_MAX && termNames.length < CACHE_MAX) return;
-  termCache.clear();
+  if (wordCount < CACHE_MAX && termNames.length < CACHE_MAX) return;
+  clearWords();
   termIds.clear();
   termNames.length = 0;
   termPairs.length = 0;
@@ -618,14 +617,97 @@ function termId(term: string): number {
   return id;
 }
 
-function cachedTerm(word: string): number {
-  const known = termCache.get(word);
-  if (known !== undefined) return known;
+/** The term id of a word not met before (-1 for no content). */
+function wordTerm(word: string): number {
   const lower = word.toLowerCase();
   const empty = (word.length < 2 && !/\p{N}/u.test(word)) || /^\d{1,2}$/u.test(word) || isStopWord(lower);
-  const id = empty ? -1 : termId(termOf(word));
-  termCache.set(word, id);
+  return empty ? -1 : termId(termOf(word));
+}
+
+// The words met so far and their term ids (see {@link cachedTerm}): an open-addressing table over
+// the words' UTF-16 units, kept in one pool, so a word already met is found without slicing it out
+// of its text (no string made, none hashed by the engine, no map entry to chase). Emptied with the
+// term tables ({@link startReading}).
+let wordSlots = new Int32Array(1 << 12);
+let wordHashes = new Int32Array(1 << 11);
+let wordStarts = new Int32Array(1 << 11);
+let wordLengths = new Int32Array(1 << 11);
+let wordTerms = new Int32Array(1 << 11);
+let wordPool = new Uint16Array(1 << 14);
+let wordCount = 0;
+let poolUsed = 0;
+
+function clearWords(): void {
+  wordSlots.fill(0);
+  wordCount = 0;
+  poolUsed = 0;
+}
+
+/** The term id of the word `text.slice(from, to)` (-1 for no content), cached per word. */
+function cachedTerm(text: string, from: number, to: number): number {
+  // FNV-1a over the word's UTF-16 units.
+  let hash = 0x811c9dc5 | 0;
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  const length = to - from;
+  const mask = wordSlots.length - 1;
+  let slot = hash & mask;
+  for (let entry = (wordSlots[slot] as number) - 1; entry >= 0; entry = (wordSlots[slot] as number) - 1) {
+    if (wordHashes[entry] === hash && wordLengths[entry] === length && sameUnits(text, from, entry, length))
+      return wordTerms[entry] as number;
+    slot = (slot + 1) & mask;
+  }
+  const id = wordTerm(text.slice(from, to));
+  addWord(text, from, length, hash, id);
   return id;
+}
+
+/** True when the `length` units of `text` at `from` are those of the word table's `entry`. */
+function sameUnits(text: string, from: number, entry: number, length: number): boolean {
+  const start = wordStarts[entry] as number;
+  for (let k = 0; k < length; k++) if (wordPool[start + k] !== text.charCodeAt(from + k)) return false;
+  return true;
+}
+
+function addWord(text: string, from: number, length: number, hash: number, id: number): void {
+  if (wordCount === wordHashes.length) {
+    const room = wordCount * 2;
+    wordHashes = grownInts(wordHashes, room);
+    wordStarts = grownInts(wordStarts, room);
+    wordLengths = grownInts(wordLengths, room);
+    wordTerms = grownInts(wordTerms, room);
+  }
+  if (poolUsed + length > wordPool.length) {
+    const pool = new Uint16Array(Math.max(wordPool.length * 2, poolUsed + length));
+    pool.set(wordPool.subarray(0, poolUsed));
+    wordPool = pool;
+  }
+  for (let k = 0; k < length; k++) wordPool[poolUsed + k] = text.charCodeAt(from + k);
+  const entry = wordCount++;
+  wordHashes[entry] = hash;
+  wordStarts[entry] = poolUsed;
+  wordLengths[entry] = length;
+  wordTerms[entry] = id;
+  poolUsed += length;
+  if (wordCount * 2 > wordSlots.length) wordSlots = new Int32Array(wordSlots.length * 2);
+  else {
+    placeWord(entry);
+    return;
+  }
+  for (let e = 0; e < wordCount; e++) placeWord(e);
+}
+
+/** Puts the word table's `entry` into its slot (the first free one from its hash on). */
+function placeWord(entry: number): void {
+  const mask = wordSlots.length - 1;
+  let slot = (wordHashes[entry] as number) & mask;
+  while (wordSlots[slot] !== 0) slot = (slot + 1) & mask;
+  wordSlots[slot] = entry + 1;
+}
+
+function grownInts(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const copy = new Int32Array(size);
+  copy.set(array);
+  return copy;
 }
 
 // Each global term id's id within the text being analysed, valid where its epoch is the
@@ -721,9 +803,9 @@ function summaryTokens(text: string, base: number): Tokens {
     }
     const index = at;
     at = wordEnd(text, at);
-    const word = text.slice(index, at);
-    if (wordTop < UNSPACED_FROM || !UNSPACED_RE.test(word)) {
-      const id = cachedTerm(word);
+    const word = wordTop < UNSPACED_FROM ? undefined : text.slice(index, at);
+    if (word === undefined || !UNSPACED_RE.test(word)) {
+      const id = cachedTerm(text, index, at);
       if (id >= 0) {
         offsets.push(base + index);
         ids.push(id);
