@@ -130,6 +130,26 @@ const WHY_RE =
 // Of the sentences that say why, those that state a cause found (the rest state a choice made).
 const CAUSE_RE =
   /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
+// The three cue patterns that search a whole sentence, without the `u` flag: two to three times
+// faster in V8, and they match exactly the same sentences unless the text holds one of the two
+// characters that Unicode case folding (the `iu` flags) turns into an ASCII letter, ſ (long s)
+// and K (Kelvin sign); {@link cuePatterns} picks the set.
+const FOLDS_TO_ASCII_RE = /[\u017f\u212a]/u;
+const UNICODE_CUES = { outcome: OUTCOME_RE, why: WHY_RE, cause: CAUSE_RE } as const;
+const ASCII_CUES = {
+  outcome: new RegExp(OUTCOME_RE.source, 'i'),
+  why: new RegExp(WHY_RE.source, 'i'),
+  cause: new RegExp(CAUSE_RE.source, 'i'),
+} as const;
+
+/** The cue patterns to test the sentences of `text` with (see {@link ASCII_CUES}). */
+function cuePatterns(text: string): {
+  readonly outcome: RegExp;
+  readonly why: RegExp;
+  readonly cause: RegExp;
+} {
+  return FOLDS_TO_ASCII_RE.test(text) ? UNICODE_CUES : ASCII_CUES;
+}
 // A sentence that says what was done about a problem by its opening ("Fix: …", "Mitigation: …",
 // "Fixed it by …").
 const REMEDY_RE =
@@ -208,6 +228,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   const pool = bounded(prose.length > 0 ? prose : units);
   const lastBlock = lastAssistantBlock(units);
   const length = Math.max(1, text.length);
+  const cues = cuePatterns(text);
   const raw: {
     unit: number;
     start: number;
@@ -238,9 +259,10 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       previous.block === unit.block &&
       previous.paragraph === unit.paragraph &&
       FOUND_RE.test(previous.text);
-    const outcome = chosenItem || announced || OUTCOME_LEAD_RE.test(unit.text) || OUTCOME_RE.test(unit.text);
-    const why = chosenItem || announced || (WHY_RE.test(unit.text) && !REQUEST_RE.test(unit.text));
-    const cause = announced || (why && CAUSE_RE.test(unit.text));
+    const outcome =
+      chosenItem || announced || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
+    const why = chosenItem || announced || (cues.why.test(unit.text) && !REQUEST_RE.test(unit.text));
+    const cause = announced || (why && cues.cause.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
@@ -329,8 +351,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const clause = point > 0 || chosenItem ? -1 : lastClauseStart(unit.text);
     if (clause > 0) {
       const body = unit.text.slice(clause);
-      const clauseWhy = WHY_RE.test(body) && !REQUEST_RE.test(body);
-      const clauseCause = clauseWhy && CAUSE_RE.test(body);
+      const clauseWhy = cues.why.test(body) && !REQUEST_RE.test(body);
+      const clauseCause = clauseWhy && cues.cause.test(body);
       raw.push({
         unit: index,
         start: unit.start + clause,
@@ -338,7 +360,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         group,
         partial: false,
         base: (base / (settled ? USER_SETTLED : 1)) * LAST_CLAUSE,
-        outcome: OUTCOME_LEAD_RE.test(body) || OUTCOME_RE.test(body),
+        outcome: OUTCOME_LEAD_RE.test(body) || cues.outcome.test(body),
         why: clauseWhy,
         cause: clauseCause,
         remedy: !clauseCause && (clauseWhy || REMEDY_RE.test(body)),
