@@ -111,7 +111,12 @@ export function truncateText(text: string, max: number): string {
   return `${cut.trimEnd()}…`;
 }
 
+// Whitespace that {@link oneLine} would change: any but a plain space, two spaces in a row, or a
+// space at either end.
+const NOT_ONE_LINE_RE = /[^\S ]| {2}|^ | $/;
+
 /** Collapses runs of whitespace (including newlines) to single spaces and trims. */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/gu, ' ').trim();
+  // Text already on one line comes back as is (no new string: levels and labels usually are).
+  return NOT_ONE_LINE_RE.test(text) ? text.replace(/\s+/gu, ' ').trim() : text;
 }
