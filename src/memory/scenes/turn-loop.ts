@@ -111,10 +111,11 @@ export async function closeTurn(
     createdAt,
     now: context.clock.now(),
   };
-  const { topic, surfaceCount } = await context.store.write('update', async (tx) => {
-    const closed = await tx.conversation.scenes.closeTurn(closing);
-    return { topic: closed, surfaceCount: await tx.dream.surfaceCount(closed.sceneId) };
-  });
+  const { topic, surfaceCount } = await context.store.write(
+    'update',
+    (tx) => tx.conversation.scenes.closeTurn(closing),
+    { oneCall: true },
+  );
   return { result: { topic, keywordsPending: keywords === undefined, keywordsError: error }, surfaceCount };
 }
 

@@ -20,6 +20,7 @@ import {
 } from '../conversation-rows.js';
 import { noOpenTurn } from '../open-turn.js';
 import type {
+  ClosedTurn,
   CloseTurnRequest,
   OpenedTurn,
   OpenTurnRequest,
@@ -30,7 +31,8 @@ import type { IndexRepository, Repository } from '../seam.js';
 import type { PgArchiveRepo } from './archive-repo.js';
 import { readOpenTurn } from './open-turn.js';
 import type { PgQuery } from './pg-query.js';
-import { all, lockAgent, one, run, scalar } from './rows.js';
+import { PgIndexRepo } from './index-repo.js';
+import { all, later, lockAgent, one, run, scalar } from './rows.js';
 import { topicUtterances } from './topic-utterances.js';
 
 /**
@@ -171,40 +173,67 @@ export class PgScenesRepo implements Repository<ScenesRepo> {
     return rows.map(toTopic);
   }
 
-  /** See {@link ScenesRepo.closeTurn}. */
-  async closeTurn(request: CloseTurnRequest): Promise<Topic> {
-    await lockAgent(this.#db, request.agentId);
-    const open = await readOpenTurn(this.#db, request.agentId);
-    if (!open) throw noOpenTurn('update');
-    if (open.id !== request.turnId) {
+  /**
+   * See {@link ScenesRepo.closeTurn}. Two round trips: first the agent's lock, its open turn, the
+   * records written into the turn named, the turn closed (with its times), its utterances and
+   * its scene's surface count, all sent together; then its index row, which carries COMMIT when
+   * the write allows it. When the open turn is not the one named, the call refuses and the
+   * write is rolled back (the statements sent beside the check wrote only into the rolled-back
+   * transaction, under the agent's lock).
+   */
+  async closeTurn(request: CloseTurnRequest): Promise<ClosedTurn> {
+    const locked = later(lockAgent(this.#db, request.agentId));
+    const open = later(readOpenTurn(this.#db, request.agentId));
+    const written = later(this.#archive.writeIntoTurn(request.agentId, request.turnId, request.records));
+    const closed = later(
+      one<RawTopic>(
+        this.#db,
+        `UPDATE topics t SET status = 'closed', closed_at = $1, keywords = $2, keywords_state = $3,
+           outcome = coalesce($4, t.outcome), user_ts = coalesce(x.lo, $5), agent_ts = coalesce(x.hi, $5)
+         FROM (SELECT min(a.created_at) AS lo, max(a.created_at) AS hi FROM archive a
+               WHERE a.topic_id = $6 AND a.kind = 'utterance') x
+         WHERE t.id = $6 AND t.agent_id = $7 AND t.status = 'open'
+         RETURNING t.*`,
+        [
+          request.now,
+          JSON.stringify(request.keywords ?? []),
+          request.keywords === undefined ? 'pending' : 'ready',
+          request.outcome ?? null,
+          request.createdAt,
+          request.turnId,
+          request.agentId,
+        ],
+      ),
+    );
+    const texts = later(topicUtterances(this.#db, request.turnId));
+    const counted = later(
+      scalar<number>(
+        this.#db,
+        `SELECT count(*)::integer FROM topics
+         WHERE scene_id = (SELECT scene_id FROM topics WHERE id = $1) AND depth = 1 AND status = 'closed'`,
+        [request.turnId],
+      ),
+    );
+    await locked;
+    const turn = await open;
+    if (!turn) throw noOpenTurn('update');
+    if (turn.id !== request.turnId) {
       throw new HedgehopError(
         'CONFLICT',
-        `update: turn ${request.turnId} was closed by another caller while its keywords were distilled; turn ${open.id} is open now`,
+        `update: turn ${request.turnId} was closed by another caller while its keywords were distilled; turn ${turn.id} is open now`,
       );
     }
-    await this.#archive.writeInto(open, request.records);
-    const times = (await one<{ lo: string | null; hi: string | null }>(
-      this.#db,
-      "SELECT min(created_at) AS lo, max(created_at) AS hi FROM archive WHERE topic_id = $1 AND kind = 'utterance'",
-      [open.id],
-    )) ?? { lo: null, hi: null };
-    await run(
-      this.#db,
-      `UPDATE topics SET status = 'closed', closed_at = $1, keywords = $2, keywords_state = $3,
-         outcome = coalesce($4, outcome), user_ts = $5, agent_ts = $6 WHERE id = $7`,
-      [
-        request.now,
-        JSON.stringify(request.keywords ?? []),
-        request.keywords === undefined ? 'pending' : 'ready',
-        request.outcome ?? null,
-        times.lo === null ? request.createdAt : Number(times.lo),
-        times.hi === null ? request.createdAt : Number(times.hi),
-        open.id,
-      ],
-    );
-    const topic = await this.#topicOrThrow(request.agentId, open.id);
-    await this.#reindexTopic(request.agentId, topic);
-    return topic;
+    await written;
+    const row = await closed;
+    if (!row) throw notFound(`no topic ${request.turnId} for this agent`);
+    const topic = toTopic(row);
+    const utterances = await texts;
+    const surfaceCount = (await counted) ?? 0;
+    const doc = topicIndexDoc(request.agentId, topic, utterances);
+    if (doc === undefined) await this.#index.remove('topic', topic.id);
+    else if (this.#index instanceof PgIndexRepo) await this.#index.upsertLast(doc);
+    else await this.#index.upsert(doc);
+    return { topic, surfaceCount };
   }
 
   /** See {@link ScenesRepo.pendingKeywordTopics}. */
