@@ -6,7 +6,7 @@ import type { CheckReport, FileStats } from '../maintenance.js';
 import { exportPgDump, importPgDump } from './dump.js';
 import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
 import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent, VERSION_TABLE } from './migrations.js';
-import { boundQueries, KEEP_ALIVE, queryTimeoutMs } from './pg-connection.js';
+import { boundQueries, coalesceWrites, KEEP_ALIVE, queryTimeoutMs } from './pg-connection.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
 import { pgRepositories } from './pg-repositories.js';
@@ -207,6 +207,8 @@ export class PgStore implements StoreSeam {
       client.on('error', () => undefined);
       // A host that stops answering (no reset, no close) fails the statement instead of hanging it.
       boundQueries(client, this.queryTimeoutMs);
+      // A transaction's statements sent together leave in one write.
+      coalesceWrites(client);
     });
   }
 
