@@ -62,6 +62,13 @@ export interface CloseTurnRequest {
   readonly now: number;
 }
 
+/** The topic `update` closed, and how many closed depth-1 topics its scene holds now. */
+export interface ClosedTurn {
+  readonly topic: Topic;
+  /** The scene's surface as the closing transaction left it (Dream's trigger measures it). */
+  readonly surfaceCount: number;
+}
+
 /** A change to a scene. `knowledgeId: null` clears the anchor. */
 export interface ScenePatch {
   readonly name?: string | undefined;
@@ -225,9 +232,9 @@ export class ScenesRepo {
   /**
    * The closing half of `update`, in one transaction: writes the dialogue and outcome records,
    * sets the topic's keywords (or leaves them pending), times and outcome, closes the turn and
-   * indexes it.
+   * indexes it; counts the scene's surface after it.
    */
-  closeTurn(request: CloseTurnRequest): Topic {
+  closeTurn(request: CloseTurnRequest): ClosedTurn {
     return this.#engine.write('update', () => {
       const open = readOpenTurn(this.#engine, request.agentId);
       if (!open) throw noOpenTurn('update');
@@ -260,7 +267,11 @@ export class ScenesRepo {
         );
       const topic = this.#topicOrThrow(request.agentId, open.id);
       this.#reindexTopic(request.agentId, topic);
-      return topic;
+      const surfaceCount = this.#engine
+        .statement("SELECT count(*) FROM topics WHERE scene_id = ? AND depth = 1 AND status = 'closed'")
+        .pluck(true)
+        .get(topic.sceneId) as number;
+      return { topic, surfaceCount };
     });
   }
 

@@ -8,6 +8,7 @@ import { conversationSchema } from '../../src/store/pg/schema/conversation.js';
 import { dreamSchema } from '../../src/store/pg/schema/dream.js';
 import { engramSchema } from '../../src/store/pg/schema/engram.js';
 import { writeFunctionsSchema } from '../../src/store/pg/schema/write-functions.js';
+import { turnOpenSchema } from '../../src/store/pg/schema/turn-open.js';
 import type { PgQuery } from '../../src/store/pg/pg-query.js';
 import type { IndexDoc } from '../../src/store/index-repo.js';
 import type { IndexLayer } from '../../src/core/model/recall.js';
@@ -178,6 +179,7 @@ export class PgTestDb {
         ...engramSchema,
         ...dreamSchema,
         ...writeFunctionsSchema,
+        ...turnOpenSchema,
       ])
         await q.query(ddl);
     });

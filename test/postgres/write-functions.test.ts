@@ -17,6 +17,8 @@ async function refusal(promise: PromiseLike<unknown>): Promise<HedgehopError> {
 }
 
 const FUNCTIONS = ['hh_index_put', 'hh_archive_write', 'hh_line_tip', 'hh_node_write'];
+/** Migration 9's functions. */
+const TURN_FUNCTIONS = ['hh_turn_open', 'hh_current_scene'];
 
 describe.skipIf(!PG_TEST_URL)(
   `PostgreSQL write functions (migration 7)${PG_SKIP_REASON ? ` (${PG_SKIP_REASON})` : ''}`,
@@ -42,7 +44,8 @@ describe.skipIf(!PG_TEST_URL)(
       });
       await first.close();
       // The memory as version 6 left it: no functions, version 6.
-      for (const name of FUNCTIONS) await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
+      for (const name of [...FUNCTIONS, ...TURN_FUNCTIONS])
+        await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
       await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 6`);
 
       const db = await openMemory(url, { dream: { auto: false } });
@@ -52,7 +55,7 @@ describe.skipIf(!PG_TEST_URL)(
          WHERE n.nspname = $1 AND p.proname LIKE 'hh\\_%' ORDER BY 1`,
         [schema],
       );
-      expect(found.map((row) => row.name)).toEqual([...FUNCTIONS].sort());
+      expect(found.map((row) => row.name)).toEqual([...FUNCTIONS, ...TURN_FUNCTIONS].sort());
       const again = db.primary();
       const next = await again.appendArchive({
         kind: 'utterance',
@@ -77,6 +80,35 @@ describe.skipIf(!PG_TEST_URL)(
       ]);
       expect(node.taskLabel).toBe('second');
       const hits = await again.searchArchive({ text: 'walrus' });
+      expect(hits.map((hit) => hit.content).sort()).toEqual(['walrus one', 'walrus two']);
+      await db.close();
+    });
+
+    it('open turns through hh_turn_open once a memory written at version 8 migrates (migration 9), carrying on its scene', async () => {
+      const url = freshPgUrl();
+      const schema = parsePgUrl(url).schema;
+      const first = await openMemory(url, { dream: { auto: false } });
+      const opened = await first.primary().search({ newScene: true, sceneName: 'kept' });
+      await first.primary().update({ input: 'walrus one', output: 'noted', createdAt: 1 });
+      await first.close();
+      // The memory as version 8 left it: no turn-opening functions, version 8.
+      for (const name of TURN_FUNCTIONS) await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
+      await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 8`);
+
+      const db = await openMemory(url, { dream: { auto: false } });
+      expect((await db.stats()).schemaVersion).toBe(PG_SCHEMA_VERSION);
+      const agent = db.primary();
+      const next = await agent.search();
+      expect(next.resumed).toBe(false);
+      expect(next.sceneCreated).toBe(false);
+      expect(next.scene).toMatchObject({ id: opened.scene.id, name: 'kept', turnSeq: 2 });
+      expect(next.topics.map((topic) => topic.id)).toEqual([opened.turnId]);
+      // A second search resumes the open turn; asking for a new scene meanwhile is refused.
+      expect((await agent.search()).turnId).toBe(next.turnId);
+      const conflict = await refusal(agent.search({ newScene: true }));
+      expect(conflict.code).toBe('CONFLICT');
+      await agent.update({ input: 'walrus two', output: 'noted', createdAt: 2 });
+      const hits = await agent.searchArchive({ text: 'walrus' });
       expect(hits.map((hit) => hit.content).sort()).toEqual(['walrus one', 'walrus two']);
       await db.close();
     });

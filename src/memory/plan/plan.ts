@@ -35,8 +35,10 @@ export async function planNodeAdd(
 ): Promise<PlanNode> {
   const parsed = parseInput(addSchema, { parentSeq, title }, 'planNodeAdd');
   const now = context.clock.now();
-  const row = await context.store.write('planNodeAdd', (tx) =>
-    tx.conversation.plans.add(context.agentId, parsed.parentSeq, parsed.title, now),
+  const row = await context.store.write(
+    'planNodeAdd',
+    (tx) => tx.conversation.plans.add(context.agentId, parsed.parentSeq, parsed.title, now),
+    { oneCall: true },
   );
   return planNodeView(row);
 }

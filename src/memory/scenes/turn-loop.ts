@@ -31,10 +31,10 @@ export async function search(context: MemoryContext, query: unknown = {}): Promi
     newSceneId: newId('scn'),
     newTopicId: newId('tpc'),
   };
-  const { opened, profile } = await context.store.write('search', async (tx) => ({
-    opened: await tx.conversation.scenes.openTurn(request),
-    profile: await tx.conversation.profiles.get(context.agentId),
-  }));
+  // Both calls start at once: on PostgreSQL their statements share one round trip.
+  const [opened, profile] = await context.store.write('search', (tx) =>
+    Promise.all([tx.conversation.scenes.openTurn(request), tx.conversation.profiles.get(context.agentId)]),
+  );
   return {
     turnId: opened.turn.id,
     resumed: opened.resumed,
@@ -111,10 +111,11 @@ export async function closeTurn(
     createdAt,
     now: context.clock.now(),
   };
-  const { topic, surfaceCount } = await context.store.write('update', async (tx) => {
-    const closed = await tx.conversation.scenes.closeTurn(closing);
-    return { topic: closed, surfaceCount: await tx.dream.surfaceCount(closed.sceneId) };
-  });
+  const { topic, surfaceCount } = await context.store.write(
+    'update',
+    (tx) => tx.conversation.scenes.closeTurn(closing),
+    { oneCall: true },
+  );
   return { result: { topic, keywordsPending: keywords === undefined, keywordsError: error }, surfaceCount };
 }
 

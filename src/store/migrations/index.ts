@@ -7,6 +7,7 @@ import { v5Index } from './005-index.js';
 import { v6KnowledgeSearch } from './006-knowledge-search.js';
 import { v7PgWriteFunctions } from './007-pg-write-functions.js';
 import { v8PgIndexPutCollation } from './008-pg-index-put-collation.js';
+import { v9PgTurnOpen } from './009-pg-turn-open.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v6KnowledgeSearch,
   v7PgWriteFunctions,
   v8PgIndexPutCollation,
+  v9PgTurnOpen,
 ];
 
 /** The schema version this build writes. */

@@ -36,6 +36,8 @@ function toSlot(row: WrittenRow): ArchiveSlot {
  * Writes `records` into the turn `topicId` (or, when undefined, the agent's open turn, under
  * the agent's lock, plan steps checked) in one statement: the rows, their slots and their
  * recall-index rows, the index texts and lexemes computed here as the SQLite engine computes them.
+ * `last`: the statement is its write's last (`append`, a write of this one call), so it may
+ * carry COMMIT; `writeInto` is one step of a longer write and never does.
  */
 async function writeRecords(
   db: PgQuery,
@@ -43,6 +45,7 @@ async function writeRecords(
   topicId: string | undefined,
   records: readonly ArchiveWrite[],
   index: IndexRepository,
+  last: boolean,
 ): Promise<WrittenRow[]> {
   const inline = index instanceof PgIndexRepo;
   const texts: string[] = [];
@@ -107,9 +110,10 @@ async function writeRecords(
     inline ? columns.lengths : null,
     inline ? columns.heavy : null,
   ];
-  const { rows } = inline
-    ? await lastStatement<WrittenRow>(db, statement, values)
-    : await db.query<WrittenRow>(statement, values);
+  const { rows } =
+    inline && last
+      ? await lastStatement<WrittenRow>(db, statement, values)
+      : await db.query<WrittenRow>(statement, values);
   if (!inline) await indexThrough(index, rows, records, texts);
   return rows;
 }
@@ -157,7 +161,7 @@ export class PgArchiveRepo implements Repository<ArchiveRepo> {
    * which takes the agent's lock, reads its open turn and checks the plan steps on the server.
    */
   async append(agentId: number, records: readonly ArchiveWrite[], what: string): Promise<ArchiveSlot[]> {
-    const rows = await writeRecords(this.#db, agentId, undefined, records, this.#index);
+    const rows = await writeRecords(this.#db, agentId, undefined, records, this.#index, true);
     const refusal = rows[0];
     if (refusal?.o_status === 'no-turn') throw noOpenTurn(what);
     if (refusal?.o_status === 'bad-step') {
@@ -174,7 +178,19 @@ export class PgArchiveRepo implements Repository<ArchiveRepo> {
 
   /** See {@link ArchiveRepo.writeInto}; the caller holds the agent's lock. One statement. */
   async writeInto(turn: RawTopic, records: readonly ArchiveWrite[]): Promise<ArchiveSlot[]> {
-    return (await writeRecords(this.#db, turn.agent_id, turn.id, records, this.#index)).map(toSlot);
+    return this.writeIntoTurn(turn.agent_id, turn.id, records);
+  }
+
+  /**
+   * {@link PgArchiveRepo.writeInto} by the turn's id (the caller holds the agent's lock): sent at
+   * once, so that statements sent after it share its round trip.
+   */
+  async writeIntoTurn(
+    agentId: number,
+    topicId: string,
+    records: readonly ArchiveWrite[],
+  ): Promise<ArchiveSlot[]> {
+    return (await writeRecords(this.#db, agentId, topicId, records, this.#index, false)).map(toSlot);
   }
 
   /** See {@link ArchiveRepo.utterances}. */

@@ -2,8 +2,8 @@ import type { IndexLayer } from '../../core/model/recall.js';
 import type { IndexDoc } from '../index-repo.js';
 import type { IndexRepository, VectorRepository } from '../seam.js';
 import { indexText } from './fts.js';
-import { first, int } from './pg-values.js';
-import type { PgQuery } from './pg-query.js';
+import { int } from './pg-values.js';
+import { lastStatement, type PgQuery } from './pg-query.js';
 
 /**
  * Adds to the rows and tokens FTS5 counts in its averages record (see schema/index.ts). FTS5
@@ -47,25 +47,37 @@ export class PgIndexRepo implements IndexRepository {
    * lock, replaces it (dropping its stale vector) or inserts it, and counts it.
    */
   async upsert(doc: IndexDoc): Promise<number> {
+    return int((await this.#put(doc, false))?.rowid);
+  }
+
+  /**
+   * {@link PgIndexRepo.upsert} as the write's last statement: COMMIT goes out behind it when the
+   * write allows it ({@link lastStatement}); nothing may be sent after it.
+   */
+  async upsertLast(doc: IndexDoc): Promise<number> {
+    return int((await this.#put(doc, true))?.rowid);
+  }
+
+  async #put(doc: IndexDoc, last: boolean): Promise<{ rowid: unknown } | undefined> {
     const text = indexText(doc.text);
-    const row = await first<{ rowid: unknown }>(
-      this.#db,
-      `SELECT hh_index_put($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, $10, $11::jsonb) AS rowid`,
-      [
-        doc.agentId,
-        doc.layer,
-        doc.ref,
-        doc.part ?? '',
-        doc.lineId ?? null,
-        doc.sceneId ?? null,
-        doc.topicId ?? null,
-        doc.createdAt,
-        text.vector,
-        text.length,
-        text.heavy,
-      ],
-    );
-    return int(row?.rowid);
+    const statement = `SELECT hh_index_put($1, $2, $3, $4, $5, $6, $7, $8, $9::tsvector, $10, $11::jsonb) AS rowid`;
+    const values = [
+      doc.agentId,
+      doc.layer,
+      doc.ref,
+      doc.part ?? '',
+      doc.lineId ?? null,
+      doc.sceneId ?? null,
+      doc.topicId ?? null,
+      doc.createdAt,
+      text.vector,
+      text.length,
+      text.heavy,
+    ];
+    const { rows } = last
+      ? await lastStatement<{ rowid: unknown }>(this.#db, statement, values)
+      : await this.#db.query<{ rowid: unknown }>(statement, values);
+    return rows[0];
   }
 
   /** Removes every index row of a record (all parts). Must run inside a write. */

@@ -71,3 +71,40 @@ export function boundQueries(client: pg.ClientBase, timeoutMs: number): void {
     return Promise.race([pending, expired]).finally(() => clearTimeout(timer));
   };
 }
+
+/** The writable socket under a node-postgres client, for corking (see {@link coalesceWrites}). */
+function corkable(client: pg.ClientBase): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } })
+    .connection?.stream;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined;
+}
+
+const coalesced = new WeakSet<pg.ClientBase>();
+
+/**
+ * Statements `client` is given in one turn of the event loop go out in one socket write. The
+ * engine sends a transaction's independent statements together (pipeline mode: one round trip),
+ * but node-postgres writes each statement's messages with a system call of its own; corking the
+ * socket until the current turn ends (`process.nextTick`) sends them all with one. Nothing waits
+ * longer than the turn that sent it. Idempotent.
+ */
+export function coalesceWrites(client: pg.ClientBase): void {
+  if (coalesced.has(client)) return;
+  coalesced.add(client);
+  let corked = false;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const socket = corked ? undefined : corkable(client);
+    if (socket) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return query(...args);
+  };
+}

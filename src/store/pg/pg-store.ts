@@ -6,7 +6,7 @@ import type { CheckReport, FileStats } from '../maintenance.js';
 import { exportPgDump, importPgDump } from './dump.js';
 import { pgCheck, pgStats, PG_CHECKPOINT } from './maintenance.js';
 import { checkPgVersion, migratePg, OPEN_LOCK_CLASS, quoteIdent, VERSION_TABLE } from './migrations.js';
-import { boundQueries, KEEP_ALIVE, queryTimeoutMs } from './pg-connection.js';
+import { boundQueries, coalesceWrites, KEEP_ALIVE, queryTimeoutMs } from './pg-connection.js';
 import { isConnectionError, wrapPgError } from './pg-errors.js';
 import type { PgQuery } from './pg-query.js';
 import { pgRepositories } from './pg-repositories.js';
@@ -105,6 +105,23 @@ function liveTx(repos: StoreTx, isLive: () => boolean): StoreTx {
   };
 }
 
+/** How many statement texts get a name ({@link statementName}); later ones run unnamed. */
+const NAMED_STATEMENTS = 256;
+const statementNames = new Map<string, string>();
+
+/**
+ * The name a write's parameterised statement is prepared under on each connection (once; the
+ * server then skips parsing and planning it again): one per distinct text, process-wide, for the
+ * first {@link NAMED_STATEMENTS} texts (a connection keeps what it prepared until it closes).
+ */
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS) return known;
+  const name = `hh_w${statementNames.size + 1}`;
+  statementNames.set(text, name);
+  return name;
+}
+
 /**
  * A statement runner over one client that refuses statements once `isLive` turns false. With
  * `commitAfter`, it offers {@link PgQuery.queryLast}: the statement, then `commitAfter()` (which
@@ -115,6 +132,7 @@ function txQuery(
   isLive: () => boolean,
   context: string,
   commitAfter?: () => void,
+  prepared = false,
 ): PgQuery {
   let committing = false;
   const send = async <R extends object>(
@@ -127,7 +145,10 @@ function txQuery(
         'CLOSED',
         `${context}: this transaction has ended (a statement ran after ${committing ? 'its COMMIT was sent' : 'it'})`,
       );
-    const pending = client.query(text, values as unknown[] | undefined);
+    const name = prepared && values !== undefined ? statementName(text) : undefined;
+    const pending = name
+      ? client.query({ text, values: values as unknown[], name })
+      : client.query(text, values as unknown[] | undefined);
     if (last && commitAfter) {
       committing = true;
       commitAfter();
@@ -207,6 +228,8 @@ export class PgStore implements StoreSeam {
       client.on('error', () => undefined);
       // A host that stops answering (no reset, no close) fails the statement instead of hanging it.
       boundQueries(client, this.queryTimeoutMs);
+      // A transaction's statements sent together leave in one write.
+      coalesceWrites(client);
     });
   }
 
@@ -523,7 +546,7 @@ export class PgStore implements StoreSeam {
     try {
       let result: T;
       try {
-        result = await work(txQuery(client, isLive, context, commitAfter), isLive);
+        result = await work(txQuery(client, isLive, context, commitAfter, kind !== 'read'), isLive);
       } catch (error) {
         live = false;
         const notBegun = await failedToBegin();

@@ -9,7 +9,7 @@ import {
 } from '../profile-rows.js';
 import type { IndexRepository, Repository } from '../seam.js';
 import type { PgQuery } from './pg-query.js';
-import { lockAgent, one, run, scalar } from './rows.js';
+import { later, lockAgent, one, run, scalar } from './rows.js';
 
 /** Profiles in PostgreSQL: the same calls and results as {@link ProfileRepo}. */
 export class PgProfileRepo implements Repository<ProfileRepo> {
@@ -21,14 +21,17 @@ export class PgProfileRepo implements Repository<ProfileRepo> {
     this.#index = index;
   }
 
-  /** See {@link ProfileRepo.get}. */
+  /** See {@link ProfileRepo.get}. Its two statements go out together (one round trip). */
   async get(agentId: number): Promise<Profile> {
-    const row = await one<RawProfile>(
-      this.#db,
-      'SELECT name, role, personality, preferences, emotion, mbti, updated_at FROM profiles WHERE agent_id = $1',
-      [agentId],
+    const row = later(
+      one<RawProfile>(
+        this.#db,
+        'SELECT name, role, personality, preferences, emotion, mbti, updated_at FROM profiles WHERE agent_id = $1',
+        [agentId],
+      ),
     );
-    return toProfile(row, await this.#isPrimary(agentId));
+    const primary = later(this.#isPrimary(agentId));
+    return toProfile(await row, await primary);
   }
 
   /** See {@link ProfileRepo.exists}. */

@@ -72,6 +72,17 @@ export async function scalar<T>(
   return Object.values(row)[0] as T;
 }
 
+/**
+ * `pending` (a statement already sent) to be awaited later, after statements sent behind it:
+ * they share one round trip (the pool's clients are in pipeline mode). Its rejection is marked
+ * handled here, because a caller that stops at an earlier statement's refusal never awaits it
+ * (its transaction is then rolled back, and a failed statement fails those behind it alike).
+ */
+export function later<T>(pending: Promise<T>): Promise<T> {
+  pending.catch(() => undefined);
+  return pending;
+}
+
 /** How many rows a statement touched. */
 export async function run(db: PgQuery, text: string, values: readonly unknown[] = []): Promise<number> {
   return (await db.query(text, values)).rowCount;

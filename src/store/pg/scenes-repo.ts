@@ -20,6 +20,7 @@ import {
 } from '../conversation-rows.js';
 import { noOpenTurn } from '../open-turn.js';
 import type {
+  ClosedTurn,
   CloseTurnRequest,
   OpenedTurn,
   OpenTurnRequest,
@@ -30,8 +31,12 @@ import type { IndexRepository, Repository } from '../seam.js';
 import type { PgArchiveRepo } from './archive-repo.js';
 import { readOpenTurn } from './open-turn.js';
 import type { PgQuery } from './pg-query.js';
-import { all, lockAgent, one, run, scalar } from './rows.js';
+import { PgIndexRepo } from './index-repo.js';
+import { all, later, lockAgent, one, run, scalar } from './rows.js';
 import { topicUtterances } from './topic-utterances.js';
+
+/** What `hh_turn_open` (src/store/pg/schema/turn-open.ts) answers. */
+type TurnOpenStatus = 'opened' | 'resumed' | 'conflict' | 'creation-fields' | 'no-scene' | 'no-graph';
 
 /**
  * Scenes, topics (turns) and the agent's current scene in PostgreSQL: the same calls and results
@@ -50,77 +55,65 @@ export class PgScenesRepo implements Repository<ScenesRepo> {
     this.#archive = archive;
   }
 
-  /** See {@link ScenesRepo.openTurn}. */
+  /**
+   * See {@link ScenesRepo.openTurn}. One round trip: `hh_turn_open` (migration 9: the lock, the
+   * open turn resumed, or the scene resolved and a turn opened on it) and, behind it, reads of
+   * the agent's open turn, its scene and the scene's surface, which see what it wrote. Its
+   * refusals write nothing and are worded here, as on SQLite.
+   */
   async openTurn(request: OpenTurnRequest): Promise<OpenedTurn> {
-    await lockAgent(this.#db, request.agentId);
-    const open = await readOpenTurn(this.#db, request.agentId);
-    if (open) return this.#resume(request, open);
-    const { scene, created } = await this.#resolveScene(request);
-    await run(
-      this.#db,
-      'UPDATE scenes SET turn_seq = turn_seq + 1, last_used_at = GREATEST($1::bigint, last_used_at) WHERE id = $2',
-      [request.now, scene.id],
+    const agentId = request.agentId;
+    const opened = later(
+      one<{ o_status: TurnOpenStatus; o_created: boolean }>(
+        this.#db,
+        'SELECT * FROM hh_turn_open($1::bigint, $2::text, $3::boolean, $4::text, $5::text, $6::bigint, $7::text, $8::text)',
+        [
+          agentId,
+          request.sceneId ?? null,
+          request.newScene,
+          request.knowledgeId ?? null,
+          request.sceneName ?? null,
+          request.now,
+          request.newSceneId,
+          request.newTopicId,
+        ],
+      ),
     );
-    await run(
-      this.#db,
-      `INSERT INTO topics (id, agent_id, scene_id, turn_seq, kind, status, depth, opened_at)
-       VALUES ($1, $2, $3, $4, 'turn', 'open', 1, $5)`,
-      [request.newTopicId, request.agentId, scene.id, scene.turnSeq + 1, request.now],
+    const turn = later(readOpenTurn(this.#db, agentId));
+    const scene = later(
+      one<RawScene>(
+        this.#db,
+        `SELECT s.* FROM topics t JOIN scenes s ON s.id = t.scene_id AND s.agent_id = t.agent_id
+         WHERE t.agent_id = $1 AND t.status = 'open'`,
+        [agentId],
+      ),
     );
-    await this.#setCurrent(request.agentId, scene.id);
+    const surface = later(
+      all<RawTopic>(
+        this.#db,
+        `SELECT * FROM topics WHERE depth = 1 AND status = 'closed'
+           AND scene_id = (SELECT o.scene_id FROM topics o WHERE o.agent_id = $1 AND o.status = 'open')
+         ORDER BY user_ts NULLS FIRST, id`,
+        [agentId],
+      ),
+    );
+    const result = await opened;
+    const status = result?.o_status;
+    const open = await turn;
+    if (status === 'conflict' && open) refuseResumeConflict(request, open);
+    if (status === 'creation-fields') refuseCreationFields(request);
+    if (status === 'no-scene') throw notFound(`no scene ${request.sceneId} for this agent`);
+    if (status === 'no-graph') throw notFound(`search: no knowledge graph ${request.knowledgeId}`);
+    const row = await scene;
+    if ((status !== 'opened' && status !== 'resumed') || !open || !row)
+      throw new HedgehopError('CORRUPT', `search: opening a turn returned ${status ?? 'nothing'}`);
     return {
-      scene: await this.#sceneOrThrow(request.agentId, scene.id),
-      turn: await this.#topicOrThrow(request.agentId, request.newTopicId),
-      resumed: false,
-      sceneCreated: created,
-      surface: await this.surface(scene.id),
-    };
-  }
-
-  async #resume(request: OpenTurnRequest, open: RawTopic): Promise<OpenedTurn> {
-    refuseResumeConflict(request, open);
-    refuseCreationFields(request);
-    if ((await this.currentScene(request.agentId))?.id !== open.scene_id)
-      await this.#setCurrent(request.agentId, open.scene_id);
-    return {
-      scene: await this.#sceneOrThrow(request.agentId, open.scene_id),
+      scene: toScene(row),
       turn: toTopic(open),
-      resumed: true,
-      sceneCreated: false,
-      surface: await this.surface(open.scene_id),
+      resumed: status === 'resumed',
+      sceneCreated: result?.o_created === true,
+      surface: (await surface).map(toTopic),
     };
-  }
-
-  async #resolveScene(request: OpenTurnRequest): Promise<{ scene: Scene; created: boolean }> {
-    if (request.sceneId !== undefined) {
-      refuseCreationFields(request);
-      return { scene: await this.#sceneOrThrow(request.agentId, request.sceneId), created: false };
-    }
-    if (!request.newScene) {
-      const current = await this.currentScene(request.agentId);
-      if (current) {
-        refuseCreationFields(request);
-        return { scene: current, created: false };
-      }
-    }
-    return { scene: await this.#createScene(request), created: true };
-  }
-
-  async #createScene(request: OpenTurnRequest): Promise<Scene> {
-    if (request.knowledgeId !== undefined) await this.#requireKnowledge(request.knowledgeId, 'search');
-    await run(
-      this.#db,
-      `INSERT INTO scenes (id, agent_id, name, knowledge_id, turn_seq, created_at, last_used_at)
-       VALUES ($1, $2, $3, $4, 0, $5, $5)`,
-      [
-        request.newSceneId,
-        request.agentId,
-        request.sceneName ?? `session:${request.newSceneId}`,
-        request.knowledgeId ?? null,
-        request.now,
-      ],
-    );
-    return this.#sceneOrThrow(request.agentId, request.newSceneId);
   }
 
   async #requireKnowledge(knowledgeId: string, what: string): Promise<void> {
@@ -171,40 +164,67 @@ export class PgScenesRepo implements Repository<ScenesRepo> {
     return rows.map(toTopic);
   }
 
-  /** See {@link ScenesRepo.closeTurn}. */
-  async closeTurn(request: CloseTurnRequest): Promise<Topic> {
-    await lockAgent(this.#db, request.agentId);
-    const open = await readOpenTurn(this.#db, request.agentId);
-    if (!open) throw noOpenTurn('update');
-    if (open.id !== request.turnId) {
+  /**
+   * See {@link ScenesRepo.closeTurn}. Two round trips: first the agent's lock, its open turn, the
+   * records written into the turn named, the turn closed (with its times), its utterances and
+   * its scene's surface count, all sent together; then its index row, which carries COMMIT when
+   * the write allows it. When the open turn is not the one named, the call refuses and the
+   * write is rolled back (the statements sent beside the check wrote only into the rolled-back
+   * transaction, under the agent's lock).
+   */
+  async closeTurn(request: CloseTurnRequest): Promise<ClosedTurn> {
+    const locked = later(lockAgent(this.#db, request.agentId));
+    const open = later(readOpenTurn(this.#db, request.agentId));
+    const written = later(this.#archive.writeIntoTurn(request.agentId, request.turnId, request.records));
+    const closed = later(
+      one<RawTopic>(
+        this.#db,
+        `UPDATE topics t SET status = 'closed', closed_at = $1, keywords = $2, keywords_state = $3,
+           outcome = coalesce($4, t.outcome), user_ts = coalesce(x.lo, $5), agent_ts = coalesce(x.hi, $5)
+         FROM (SELECT min(a.created_at) AS lo, max(a.created_at) AS hi FROM archive a
+               WHERE a.topic_id = $6 AND a.kind = 'utterance') x
+         WHERE t.id = $6 AND t.agent_id = $7 AND t.status = 'open'
+         RETURNING t.*`,
+        [
+          request.now,
+          JSON.stringify(request.keywords ?? []),
+          request.keywords === undefined ? 'pending' : 'ready',
+          request.outcome ?? null,
+          request.createdAt,
+          request.turnId,
+          request.agentId,
+        ],
+      ),
+    );
+    const texts = later(topicUtterances(this.#db, request.turnId));
+    const counted = later(
+      scalar<number>(
+        this.#db,
+        `SELECT count(*)::integer FROM topics
+         WHERE scene_id = (SELECT scene_id FROM topics WHERE id = $1) AND depth = 1 AND status = 'closed'`,
+        [request.turnId],
+      ),
+    );
+    await locked;
+    const turn = await open;
+    if (!turn) throw noOpenTurn('update');
+    if (turn.id !== request.turnId) {
       throw new HedgehopError(
         'CONFLICT',
-        `update: turn ${request.turnId} was closed by another caller while its keywords were distilled; turn ${open.id} is open now`,
+        `update: turn ${request.turnId} was closed by another caller while its keywords were distilled; turn ${turn.id} is open now`,
       );
     }
-    await this.#archive.writeInto(open, request.records);
-    const times = (await one<{ lo: string | null; hi: string | null }>(
-      this.#db,
-      "SELECT min(created_at) AS lo, max(created_at) AS hi FROM archive WHERE topic_id = $1 AND kind = 'utterance'",
-      [open.id],
-    )) ?? { lo: null, hi: null };
-    await run(
-      this.#db,
-      `UPDATE topics SET status = 'closed', closed_at = $1, keywords = $2, keywords_state = $3,
-         outcome = coalesce($4, outcome), user_ts = $5, agent_ts = $6 WHERE id = $7`,
-      [
-        request.now,
-        JSON.stringify(request.keywords ?? []),
-        request.keywords === undefined ? 'pending' : 'ready',
-        request.outcome ?? null,
-        times.lo === null ? request.createdAt : Number(times.lo),
-        times.hi === null ? request.createdAt : Number(times.hi),
-        open.id,
-      ],
-    );
-    const topic = await this.#topicOrThrow(request.agentId, open.id);
-    await this.#reindexTopic(request.agentId, topic);
-    return topic;
+    await written;
+    const row = await closed;
+    if (!row) throw notFound(`no topic ${request.turnId} for this agent`);
+    const topic = toTopic(row);
+    const utterances = await texts;
+    const surfaceCount = (await counted) ?? 0;
+    const doc = topicIndexDoc(request.agentId, topic, utterances);
+    if (doc === undefined) await this.#index.remove('topic', topic.id);
+    else if (this.#index instanceof PgIndexRepo) await this.#index.upsertLast(doc);
+    else await this.#index.upsert(doc);
+    return { topic, surfaceCount };
   }
 
   /** See {@link ScenesRepo.pendingKeywordTopics}. */
