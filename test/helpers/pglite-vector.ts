@@ -7,7 +7,8 @@ import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
  * (`@electric-sql/pglite-pgvector`), served on a loopback TCP port by
  * `@electric-sql/pglite-socket`, so the engine's own node-postgres pool connects to it by URL
  * as to any server. PGlite has one backend session that every connection shares: fine for
- * tests that run one transaction at a time, not for concurrent writers.
+ * tests that run one transaction at a time, not for concurrent writers, and a memory opened on it
+ * needs `?prepared_statements=false` (a statement one client prepared is already held by the next).
  */
 export interface PgliteServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`; add `?memory=<name>` for a memory. */

@@ -24,7 +24,9 @@ let memories = 0;
 
 function memoryUrl(): string {
   if (typeof lite === 'string') throw new Error(lite);
-  return `${lite.url}?memory=vec_${process.pid}_${++memories}`;
+  // PGlite's connections share one server session, so a statement prepared through one client
+  // is already there for the next: the engine must send its statements unnamed.
+  return `${lite.url}?prepared_statements=false&memory=vec_${process.pid}_${++memories}`;
 }
 
 async function dumpOf(path: string): Promise<string> {

@@ -546,7 +546,10 @@ export class PgStore implements StoreSeam {
     try {
       let result: T;
       try {
-        result = await work(txQuery(client, isLive, context, commitAfter, kind !== 'read'), isLive);
+        result = await work(
+          txQuery(client, isLive, context, commitAfter, kind !== 'read' && this.target.preparedStatements),
+          isLive,
+        );
       } catch (error) {
         live = false;
         const notBegun = await failedToBegin();

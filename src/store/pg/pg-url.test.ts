@@ -49,6 +49,14 @@ describe('PostgreSQL URLs', () => {
     expect(parsePgUrl('postgres://u@h/db').queryTimeoutMs).toBeUndefined();
   });
 
+  it('reads ?prepared_statements= (default true) for the engine and keeps it from node-postgres', () => {
+    expect(parsePgUrl('postgres://u@h/db').preparedStatements).toBe(true);
+    const off = parsePgUrl('postgres://u@h/db?prepared_statements=false&memory=a&sslmode=require');
+    expect(off.preparedStatements).toBe(false);
+    expect(off.connectionString).toBe('postgres://u@h/db?sslmode=require');
+    expect(parsePgUrl('postgres://u@h/db?prepared_statements=true').preparedStatements).toBe(true);
+  });
+
   it('hides a password in messages', () => {
     expect(parsePgUrl('postgres://u:s3cret@h/db').display).toBe('postgres://u:***@h/db');
     expect(redact('postgres://u@h/db?password=s3cret&memory=x')).toBe(
@@ -75,6 +83,9 @@ describe('PostgreSQL URLs', () => {
     ['postgres://u@h/db?query_timeout=-1', 'query_timeout'],
     ['postgres://u@h/db?query_timeout=3600001', 'query_timeout'],
     ['postgres://u@h/db?query_timeout=1&query_timeout=2', 'query_timeout'],
+    ['postgres://u@h/db?prepared_statements=no', 'prepared_statements'],
+    ['postgres://u@h/db?prepared_statements=', 'prepared_statements'],
+    ['postgres://u@h/db?prepared_statements=false&prepared_statements=true', 'prepared_statements'],
   ])('refuses %s, naming the %s', (url, part) => {
     const error = refusal(url);
     expect(error.code).toBe('INVALID_INPUT');

@@ -15,6 +15,14 @@ export interface PgTarget {
    * closed and the call fails with `IO` (0: never). Undefined when the URL does not say.
    */
   readonly queryTimeoutMs?: number;
+  /**
+   * `?prepared_statements=false`: every statement is sent unnamed, so nothing is prepared on a
+   * server session. Needed behind a pooler in transaction mode (PgBouncer before 1.21, or
+   * without `max_prepared_statements`), or a server whose connections share one session, where
+   * a statement prepared through one client is unknown to, or already held by, another.
+   * Default true (writes' statements are prepared once per connection).
+   */
+  readonly preparedStatements: boolean;
 }
 
 /** The longest `?query_timeout=` taken (one hour), in milliseconds. */
@@ -77,8 +85,10 @@ export function parsePgUrl(url: string): PgTarget {
   if (params.has('host') && !params.get('host'))
     throw invalid('?host=', 'must not be empty (a host name or a socket folder)');
   const queryTimeoutMs = parseQueryTimeout(params.getAll('query_timeout'));
+  const preparedStatements = parseBoolean('prepared_statements', params.getAll('prepared_statements'), true);
   params.delete('memory');
   params.delete('query_timeout');
+  params.delete('prepared_statements');
   const query = params.toString();
   const connectionString = `${match[1]}://${match[2] ?? ''}${query ? `?${query}` : ''}`;
   return {
@@ -86,6 +96,7 @@ export function parsePgUrl(url: string): PgTarget {
     memory,
     schema: `${SCHEMA_PREFIX}${memory}`,
     display: redact(url),
+    preparedStatements,
     ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }),
   };
 }
@@ -102,6 +113,16 @@ function parseQueryTimeout(values: readonly string[]): number | undefined {
       `must be a whole number of milliseconds from 0 (none) to ${MAX_QUERY_TIMEOUT_MS}`,
     );
   return value;
+}
+
+/** A `?name=true|false` parameter given at most once; `fallback` when absent. */
+function parseBoolean(name: string, values: readonly string[], fallback: boolean): boolean {
+  if (values.length > 1) throw invalid(`?${name}=`, 'is given more than once');
+  const text = values[0];
+  if (text === undefined) return fallback;
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw invalid(`?${name}= '${text}'`, 'must be true or false');
 }
 
 /** The URL with its password (in the authority or `?password=`) replaced by `***`. */
