@@ -487,7 +487,11 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     if (whole) wholeTerms.set(unit, out);
     return out;
   };
-  const candidates: Candidate[] = raw.map((r) => {
+  // Built by push, not `raw.map`: with the array `map` returned, V8 threw away the optimised
+  // code of this function and of `chooseWith` ("wrong map" at its first use) soon after
+  // compiling it, and a fresh process ran them unoptimised for about 40 more commits.
+  const candidates: Candidate[] = [];
+  for (const r of raw) {
     const body = r.text ?? text.slice(r.start, r.end);
     const candidate = {
       unit: r.unit,
@@ -510,8 +514,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       worth: 0,
     };
     candidate.worth = value(candidate, weights);
-    return candidate;
-  });
+    candidates.push(candidate);
+  }
   const ranked = [...candidates].sort((a, b) => b.worth - a.worth);
   let best: Candidate | undefined;
   for (const candidate of ranked) {
@@ -1210,19 +1214,22 @@ function flatOf(candidate: Candidate): string {
 
 /** Joins extracts: adjacent ones by a space (or line break), others by `…`. */
 function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): string {
-  const adjacent = chosen.map((candidate, i) => {
+  // Filled by push, not `map`, for the reason given in `analyse` (the same "wrong map" here).
+  const adjacent: boolean[] = [];
+  const keepsNumber: boolean[] = [];
+  for (const [i, candidate] of chosen.entries()) {
     const previous = chosen[i - 1];
-    return (
+    adjacent.push(
       previous !== undefined &&
-      candidate.unit === previous.unit + 1 &&
-      candidate.block === previous.block &&
-      !previous.partial &&
-      candidate.opens
+        candidate.unit === previous.unit + 1 &&
+        candidate.block === previous.block &&
+        !previous.partial &&
+        candidate.opens,
     );
-  });
+    keepsNumber.push(false);
+  }
   // A list item keeps its number only in a run of items that starts at the list's first one;
   // elsewhere ("2." opening a level, as if item 1 were missing) the number goes.
-  const keepsNumber = chosen.map(() => false);
   for (let i = 0; i < chosen.length; i++) {
     if (adjacent[i]) continue;
     let end = i;
