@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stem, tokenize } from './index-terms.js';
+import { stem, stemLookup, tokenize } from './index-terms.js';
 import { segmentCjk } from './text.js';
 
 /** The full folding path (CJK segmentation, NFD, marks stripped, lower case) for any text. */
@@ -43,5 +43,73 @@ describe('stem', () => {
       expect(stem('東京')).toBe('東京');
       expect(stem('naïve')).toBe('naïve');
     }
+  });
+});
+
+/** Words built from the pieces Porter's rules look at (short stems, doubled consonants, every rewritten ending). */
+const porterWord = fc
+  .tuple(
+    fc.constantFrom('', 'y', 'a', 'e', 'i', 's', 'b', 'tr', 'st', 'ie'),
+    fc.array(fc.constantFrom('a', 'e', 'i', 'o', 'u', 'y', 'b', 'c', 'l', 's', 't', 'z', 'ss', 'll', 'tt'), {
+      maxLength: 4,
+    }),
+    fc.constantFrom(
+      ...['', 's', 'es', 'ies', 'sses', 'ss', 'eed', 'ed', 'ing', 'y', 'at', 'bl', 'iz', 'e', 'ational'],
+      ...['tional', 'enci', 'anci', 'izer', 'bli', 'alli', 'entli', 'eli', 'ousli', 'ization', 'ation'],
+      ...['ator', 'alism', 'iveness', 'fulness', 'ousness', 'aliti', 'iviti', 'biliti', 'logi', 'icate'],
+      ...['ative', 'alize', 'iciti', 'ical', 'ful', 'ness', 'al', 'ance', 'ence', 'er', 'ic', 'able'],
+      ...[
+        'ible',
+        'ant',
+        'ement',
+        'ment',
+        'ent',
+        'ou',
+        'ism',
+        'ate',
+        'iti',
+        'ous',
+        'ive',
+        'ize',
+        'sion',
+        'tion',
+      ],
+    ),
+  )
+  .map(([head, middle, ending]) => head + middle.join('') + ending)
+  .filter((word) => word.length > 0);
+
+describe('stemLookup', () => {
+  it('finds a token exactly when its stem is one of the stems looked for', () => {
+    const token = fc.oneof(
+      porterWord,
+      fc.stringMatching(/^[a-z0-9]{1,12}$/u),
+      fc.constantFrom('東京', 'naïve', '2024'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(token, { minLength: 1, maxLength: 6 }),
+        fc.array(token, { maxLength: 40 }),
+        (query, text) => {
+          const stems = new Set(query.map(stem));
+          const lookup = stemLookup(stems);
+          for (const word of [...text, ...query]) {
+            const stemmed = stem(word);
+            expect(lookup(word), word).toBe(stems.has(stemmed) ? stemmed : undefined);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the first character of every token it stems (what lets it skip the others unstemmed)', () => {
+    for (const word of ['ies', 'yes', 'sses', 'eed', 'ying', 'agreed', 'ization', 'able', 'ate']) {
+      expect(stem(word).charAt(0), word).toBe(word.charAt(0));
+    }
+    expect(stemLookup([stem('ties')])('ties')).toBe(stem('ties'));
+    expect(stemLookup(['agre'])('agreed')).toBe('agre');
+    expect(stemLookup(['run'])('running')).toBe('run');
+    expect(stemLookup(['run'])('runner')).toBeUndefined();
   });
 });

@@ -39,6 +39,24 @@ export function stem(token: string): string {
   return stemmed;
 }
 
+/**
+ * Looks tokens up among a few stems: `(token) => stem(token)` when that stem is one of `stems`,
+ * else `undefined`. Comparing a text with a query stems every word of the text; most words start
+ * with a character that no query stem starts with, and are turned away without being stemmed: a
+ * Porter stem keeps its token's first character (each rule rewrites an ending after at least one
+ * kept character, and tokens it does not stem are kept whole).
+ */
+export function stemLookup(stems: Iterable<string>): (token: string) => string | undefined {
+  const wanted = new Set(stems);
+  const firsts = new Set<number>();
+  for (const stemmed of wanted) firsts.add(stemmed.charCodeAt(0));
+  return (token) => {
+    if (!firsts.has(token.charCodeAt(0))) return undefined;
+    const stemmed = stem(token);
+    return wanted.has(stemmed) ? stemmed : undefined;
+  };
+}
+
 /** Words whose stems are remembered (a bounded cache, emptied when full). */
 const STEM_CACHE_SIZE = 50_000;
 const STEMS = new Map<string, string>();

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
-import { stem, tokenize } from '../core/index-terms.js';
+import { stem, stemLookup, tokenize } from '../core/index-terms.js';
 
-export { stem, tokenize };
+export { stem, stemLookup, tokenize };
 
 // `stopword` ships CommonJS without type declarations; its English list is all we need.
 const requireCjs = createRequire(import.meta.url);

@@ -14,6 +14,7 @@ import {
   mostInformativeTerms,
   queryCandidates,
   stem,
+  stemLookup,
   tokenize,
   type QueryTerm,
 } from './query.js';
@@ -626,9 +627,14 @@ function confidenceOf(statistics: TermStatistics, terms: readonly QueryTerm[]): 
   );
   const total = [...weightsByStem.values()].reduce((sum, w) => sum + w, 0);
   if (total <= 0) return () => 0;
+  const lookup = stemLookup(weightsByStem.keys());
   return (text) => {
     // Only the head of a very long text (a node's full context) is compared.
-    const present = new Set(tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS)).map(stem));
+    const present = new Set<string>();
+    for (const token of tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS))) {
+      const stemmed = lookup(token);
+      if (stemmed !== undefined) present.add(stemmed);
+    }
     let found = 0;
     for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
     return Math.min(1, found / total);

@@ -22,7 +22,7 @@ import {
   type ContextForm,
 } from './context.js';
 import { queryCandidates } from './query.js';
-import { fitSpan, speakerLabel, stemsOf } from './text-fit.js';
+import { fitSpan, speakerLabel, stemsHeld } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
@@ -194,9 +194,7 @@ function bestUtterance(spoken: readonly ResolvedText[], stems: ReadonlySet<strin
   let best = spoken[0] as ResolvedText;
   let bestCount = -1;
   for (const record of spoken) {
-    const present = stemsOf(record.text);
-    let count = 0;
-    for (const stemmed of stems) if (present.has(stemmed)) count++;
+    const count = stemsHeld(record.text, stems);
     if (count > bestCount) {
       best = record;
       bestCount = count;

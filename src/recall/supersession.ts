@@ -11,7 +11,7 @@
  * Only the order (and the final scores) change: what is recalled is what the ranking found.
  */
 import { sentences } from '../core/text-analysis.js';
-import { queryCandidates, stem, tokenize } from './query.js';
+import { queryCandidates, stemLookup, tokenize } from './query.js';
 import type { RankedItem } from './turn-units.js';
 import { unitKey } from './turn-units.js';
 
@@ -75,6 +75,7 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
   if (items.length < 2 || !asksForState(query) || !mayRevise(items, weights.window)) return [...items];
   const queryStems = new Set(queryCandidates(query).map((term) => term.stem));
   if (queryStems.size === 0) return [...items];
+  const lookup = stemLookup(queryStems);
   const units = new Map<string, Unit<T>>();
   for (const item of items) {
     const key = unitKey(item.hit);
@@ -90,8 +91,8 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
     for (const sentence of sentences(item.resolved.text)) {
       let matched = false;
       for (const word of tokenize(sentence.text)) {
-        const s = stem(word);
-        if (!queryStems.has(s)) continue;
+        const s = lookup(word);
+        if (s === undefined) continue;
         unit.words.add(s);
         matched = true;
       }

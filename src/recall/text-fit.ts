@@ -5,11 +5,34 @@
  */
 import { codePointLength } from '../core/text.js';
 import { sentences } from '../core/text-analysis.js';
-import { stem, tokenize } from './query.js';
+import { stem, stemLookup, tokenize } from './query.js';
 
 /** The stems of a text's words (what a query's stems are compared with). */
 export function stemsOf(text: string): Set<string> {
   return new Set(tokenize(text).map(stem));
+}
+
+/** How many of `stems` the words of `text` hold, each counted once. */
+export function stemsHeld(text: string, stems: ReadonlySet<string>): number {
+  const lookup = lookupOf(stems);
+  const held = new Set<string>();
+  for (const word of tokenize(text)) {
+    const stemmed = lookup(word);
+    if (stemmed !== undefined) held.add(stemmed);
+  }
+  return held.size;
+}
+
+// One recall compares many texts with the same set of query stems: its lookup is built once.
+const lookups = new WeakMap<ReadonlySet<string>, (token: string) => string | undefined>();
+
+function lookupOf(stems: ReadonlySet<string>): (token: string) => string | undefined {
+  let lookup = lookups.get(stems);
+  if (lookup === undefined) {
+    lookup = stemLookup(stems);
+    lookups.set(stems, lookup);
+  }
+  return lookup;
 }
 
 const ELLIPSIS = '…';
@@ -79,11 +102,12 @@ function analysed(text: string, stems: ReadonlySet<string>): Analysed {
   const head = speakerLabel(text) ?? '';
   const body = text.slice(head.length);
   const found = sentences(body);
+  const lookup = lookupOf(stems);
   let best = 0;
   let bestHits = 0;
   found.forEach((s, i) => {
     let n = 0;
-    for (const word of tokenize(s.text)) if (stems.has(stem(word))) n++;
+    for (const word of tokenize(s.text)) if (lookup(word) !== undefined) n++;
     if (n > bestHits) {
       best = i;
       bestHits = n;

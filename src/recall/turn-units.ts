@@ -8,7 +8,7 @@
 import type { SearchHit } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { StoreTx } from '../store/seam.js';
-import { fitSpan, speakerLabel, stemsOf } from './text-fit.js';
+import { fitSpan, speakerLabel, stemsHeld } from './text-fit.js';
 
 /** One ranked record with its verbatim text. */
 export interface RankedItem {
@@ -250,8 +250,7 @@ function partnerText(
   const fitted = fitSpan(text, maxChars, stems);
   if (fitted === text) return fitted;
   if (!asked || fitted === undefined) return undefined;
-  const held = stemsOf(fitted);
-  return [...stems].some((stemmed) => held.has(stemmed)) ? fitted : undefined;
+  return stemsHeld(fitted, stems) > 0 ? fitted : undefined;
 }
 
 /** Code points of a matched line in a turn's last-resort rendering. */

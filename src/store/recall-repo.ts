@@ -57,18 +57,6 @@ type RawDocArray = [
   ...unknown[],
 ];
 
-const fromArray = (row: RawDocArray): DocRow => ({
-  rowid: row[0],
-  agentId: row[1],
-  layer: row[2],
-  ref: row[3],
-  part: row[4],
-  lineId: row[5],
-  sceneId: row[6],
-  topicId: row[7],
-  createdAt: row[8],
-});
-
 /**
  * The WHERE clause and parameters of a filter: only the conditions in use are written (an
  * unused `:x IS NULL OR …` still costs its test on every matched row), so each combination of
@@ -181,10 +169,20 @@ export class RecallRepo {
           )
           .raw()
           .all({ ...where.params, match, limit, window }) as RawDocArray[]
-      ).map((row) => ({
-        ...fromArray(row),
-        bm25: (row[9] as number | null) ?? 0,
-      }));
+      ).map(
+        (row): MatchedDoc => ({
+          rowid: row[0],
+          agentId: row[1],
+          layer: row[2],
+          ref: row[3],
+          part: row[4],
+          lineId: row[5],
+          sceneId: row[6],
+          topicId: row[7],
+          createdAt: row[8],
+          bm25: (row[9] as number | null) ?? 0,
+        }),
+      );
     if (!passesMost(filter)) return run(-1);
     const window = limit * MATCH_WINDOW_FACTOR;
     const rows = run(window);
@@ -359,10 +357,22 @@ export class RecallRepo {
       number,
       ...RawDocArray,
     ][];
-    for (const [seed, ...doc] of rows) {
-      const list = out.get(seed) ?? [];
-      list.push(fromArray(doc as RawDocArray));
-      out.set(seed, list);
+    for (const row of rows) {
+      const seed = row[0];
+      const doc: DocRow = {
+        rowid: row[1],
+        agentId: row[2],
+        layer: row[3],
+        ref: row[4],
+        part: row[5],
+        lineId: row[6],
+        sceneId: row[7],
+        topicId: row[8],
+        createdAt: row[9],
+      };
+      const list = out.get(seed);
+      if (list) list.push(doc);
+      else out.set(seed, [doc]);
     }
     for (const list of out.values()) list.sort((a, b) => a.rowid - b.rowid);
     return out;
