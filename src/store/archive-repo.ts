@@ -173,13 +173,28 @@ export class ArchiveRepo {
 
   /** The utterances of a turn in slot order. */
   utterances(topicId: string): TurnUtteranceRow[] {
-    const rows = this.#engine
-      .statement(
-        `SELECT seq, role, speaker, content, created_at FROM archive
-         WHERE topic_id = ? AND kind = 'utterance' ORDER BY seq`,
-      )
-      .pluck(false)
-      .all(topicId) as {
+    return this.#utteranceRows(
+      `SELECT seq, role, speaker, content, created_at FROM archive
+       WHERE topic_id = ? AND kind = 'utterance' ORDER BY seq`,
+      topicId,
+    );
+  }
+
+  /**
+   * The utterances of the agent's open turn in slot order (none when no turn is open): what
+   * closing a turn reads, in the same snapshot as the open turn ({@link ScenesRepo.openTurnOf}).
+   */
+  openTurnUtterances(agentId: number): TurnUtteranceRow[] {
+    return this.#utteranceRows(
+      `SELECT a.seq, a.role, a.speaker, a.content, a.created_at FROM archive a
+       WHERE a.topic_id = (SELECT t.id FROM topics t WHERE t.agent_id = ? AND t.status = 'open')
+         AND a.kind = 'utterance' ORDER BY a.seq`,
+      agentId,
+    );
+  }
+
+  #utteranceRows(sql: string, key: string | number): TurnUtteranceRow[] {
+    const rows = this.#engine.statement(sql).pluck(false).all(key) as {
       seq: number;
       role: UtteranceRole;
       speaker: string | null;

@@ -86,10 +86,13 @@ export async function closeTurn(
   turnEnd: unknown,
 ): Promise<{ result: TurnResult; surfaceCount: number }> {
   const end = parseInput(turnEndSchema, turnEnd, 'update');
-  const { turn, held } = await context.store.read('update', async (tx) => {
-    const open = await tx.conversation.scenes.openTurnOf(context.agentId);
-    return { turn: open, held: open ? await tx.conversation.archive.utterances(open.id) : [] };
-  });
+  // The open turn and its utterances are read side by side (one round trip on PostgreSQL).
+  const [turn, held] = await context.store.read('update', (tx) =>
+    Promise.all([
+      tx.conversation.scenes.openTurnOf(context.agentId),
+      tx.conversation.archive.openTurnUtterances(context.agentId),
+    ]),
+  );
   if (!turn) throw noOpenTurn('update');
   const createdAt = end.createdAt ?? context.clock.now();
   const records = endRecords(end, createdAt);

@@ -194,19 +194,35 @@ export class PgArchiveRepo implements Repository<ArchiveRepo> {
   }
 
   /** See {@link ArchiveRepo.utterances}. */
-  async utterances(topicId: string): Promise<TurnUtteranceRow[]> {
+  utterances(topicId: string): Promise<TurnUtteranceRow[]> {
+    return this.#utteranceRows(
+      `SELECT seq, role, speaker, content, created_at FROM archive
+       WHERE topic_id = $1 AND kind = 'utterance' ORDER BY seq`,
+      topicId,
+    );
+  }
+
+  /**
+   * See {@link ArchiveRepo.openTurnUtterances}: one statement that needs no earlier reply, so it
+   * travels beside the open turn's read (`update` reads both in one round trip).
+   */
+  openTurnUtterances(agentId: number): Promise<TurnUtteranceRow[]> {
+    return this.#utteranceRows(
+      `SELECT a.seq, a.role, a.speaker, a.content, a.created_at FROM archive a
+       WHERE a.topic_id = (SELECT t.id FROM topics t WHERE t.agent_id = $1 AND t.status = 'open')
+         AND a.kind = 'utterance' ORDER BY a.seq`,
+      agentId,
+    );
+  }
+
+  async #utteranceRows(sql: string, key: string | number): Promise<TurnUtteranceRow[]> {
     const rows = await all<{
       seq: number;
       role: TurnUtteranceRow['role'];
       speaker: string | null;
       content: string;
       created_at: number;
-    }>(
-      this.#db,
-      `SELECT seq, role, speaker, content, created_at FROM archive
-       WHERE topic_id = $1 AND kind = 'utterance' ORDER BY seq`,
-      [topicId],
-    );
+    }>(this.#db, sql, [key]);
     return rows.map((row) => ({
       seq: row.seq,
       role: row.role,

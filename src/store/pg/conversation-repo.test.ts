@@ -147,6 +147,10 @@ describe.skipIf(why !== undefined)('PostgreSQL conversation repositories against
       await s('plan add after an event named step 2', (r) => r.conversation.plans.add(1, 0, 'Serve', 242));
       await s('open plan', (r) => r.conversation.plans.openPlan(1, 'planState'));
       await s('utterances', (r) => r.conversation.archive.utterances('T-1'));
+      await s('utterances of the open turn', (r) => r.conversation.archive.openTurnUtterances(1));
+      await s('utterances of an agent with no open turn', (r) =>
+        r.conversation.archive.openTurnUtterances(2),
+      );
       await s('close with the wrong turn id', (r) =>
         r.conversation.scenes.closeTurn({
           agentId: 1,
