@@ -57,6 +57,26 @@ type RawDocArray = [
   ...unknown[],
 ];
 
+/** The document of a raw row (objects built whole: no spread copy, no rest array per row). */
+const fromArray = (row: RawDocArray): DocRow => ({
+  rowid: row[0],
+  agentId: row[1],
+  layer: row[2],
+  ref: row[3],
+  part: row[4],
+  lineId: row[5],
+  sceneId: row[6],
+  topicId: row[7],
+  createdAt: row[8],
+});
+
+/** A matched document: its row's document, then its BM25 score (column 10) set on it. */
+function matchedFromArray(row: RawDocArray): MatchedDoc {
+  const doc = fromArray(row) as DocRow & { bm25: number };
+  doc.bm25 = (row[9] as number | null) ?? 0;
+  return doc;
+}
+
 /**
  * The WHERE clause and parameters of a filter: only the conditions in use are written (an
  * unused `:x IS NULL OR …` still costs its test on every matched row), so each combination of
@@ -169,20 +189,7 @@ export class RecallRepo {
           )
           .raw()
           .all({ ...where.params, match, limit, window }) as RawDocArray[]
-      ).map(
-        (row): MatchedDoc => ({
-          rowid: row[0],
-          agentId: row[1],
-          layer: row[2],
-          ref: row[3],
-          part: row[4],
-          lineId: row[5],
-          sceneId: row[6],
-          topicId: row[7],
-          createdAt: row[8],
-          bm25: (row[9] as number | null) ?? 0,
-        }),
-      );
+      ).map(matchedFromArray);
     if (!passesMost(filter)) return run(-1);
     const window = limit * MATCH_WINDOW_FACTOR;
     const rows = run(window);
@@ -342,7 +349,7 @@ export class RecallRepo {
     const out = new Map<number, DocRow[]>();
     if (seeds.length === 0 || window <= 0) return out;
     const side = (op: '<' | '>', order: 'DESC' | 'ASC'): string =>
-      `SELECT s.seed, ${DOC_COLUMNS} FROM s JOIN search_docs d ON d.rowid IN (
+      `SELECT ${DOC_COLUMNS}, s.seed FROM s JOIN search_docs d ON d.rowid IN (
          SELECT x.rowid FROM search_docs x
          WHERE x.scene_id = s.scene AND x.rowid ${op} s.seed AND x.layer = 'archive'
          ORDER BY x.rowid ${order} LIMIT :window)`;
@@ -353,23 +360,14 @@ export class RecallRepo {
          ${side('<', 'DESC')} UNION ALL ${side('>', 'ASC')}`,
       )
       .raw()
-      .all({ seeds: JSON.stringify(seeds.map((seed) => [seed.sceneId, seed.rowid])), window }) as [
-      number,
-      ...RawDocArray,
-    ][];
+      .all({
+        seeds: JSON.stringify(seeds.map((seed) => [seed.sceneId, seed.rowid])),
+        window,
+      }) as RawDocArray[];
     for (const row of rows) {
-      const seed = row[0];
-      const doc: DocRow = {
-        rowid: row[1],
-        agentId: row[2],
-        layer: row[3],
-        ref: row[4],
-        part: row[5],
-        lineId: row[6],
-        sceneId: row[7],
-        topicId: row[8],
-        createdAt: row[9],
-      };
+      // The seed is the column after the document's.
+      const seed = row[9] as number;
+      const doc = fromArray(row);
       const list = out.get(seed);
       if (list) list.push(doc);
       else out.set(seed, [doc]);
