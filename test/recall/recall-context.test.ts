@@ -164,3 +164,19 @@ describe('recall context', () => {
     expect(before.hits[0]?.provenance.createdAt).toBe(T0);
   });
 });
+
+describe('recall over text that spells a tokenizer special token', () => {
+  it('assembles its context (the marker is counted as plain text)', async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      {
+        input: 'Why did the chat model stop mid-answer?',
+        output: 'The template leaked <|im_end|> into the prompt, so generation stopped there.',
+        at: T0,
+      },
+    ]);
+    const result = await agent.recall('why did generation stop mid-answer', { budgetTokens: 300 });
+    expect(result.context).toContain('<|im_end|>');
+    expect(countTokens(result.context)).toBeLessThanOrEqual(300);
+  });
+});
