@@ -280,28 +280,34 @@ function chooseLines(
   };
   const foldTokens = (shown: number): number =>
     shown < lines.length ? countTokens(foldLine(foldedOf(input.lines, lines.slice(0, shown)))) + 1 : 0;
-  // Summed per entry first (cached), then the joined text is counted for a plan that passes.
-  const fits = (plan: Plan): boolean => {
+  // Plans are compared by their entries' summed tokens (cached); the joined text, which a merge
+  // across a line break can make a token shorter or longer, is counted only for the plan chosen.
+  const sumFits = (plan: Plan): boolean => {
     let total = base + foldTokens(plan.shown);
     for (let i = 0; i < plan.shown && total <= budget; i++) total += cost(i, shapeOf(plan, i));
-    return total <= budget && countTokens(render(fixed, outcome(plan), footer)) <= budget;
+    return total <= budget;
   };
+  const fits = (plan: Plan): boolean =>
+    sumFits(plan) && countTokens(render(fixed, outcome(plan), footer)) <= budget;
   /** The plan with the longest label from `floor` up that fits, if any. */
   const longestLabel = (plan: Plan, floor: number): Plan | undefined => {
-    if (!fits({ ...plan, label: floor })) return undefined;
+    if (!sumFits({ ...plan, label: floor })) return undefined;
     let low = floor;
     let high = LABEL_MAX;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      if (fits({ ...plan, label: mid })) low = mid;
+      if (sumFits({ ...plan, label: mid })) low = mid;
       else high = mid - 1;
     }
-    return { ...plan, label: low };
+    for (; low >= floor; low--) if (fits({ ...plan, label: low })) return { ...plan, label: low };
+    return undefined;
   };
   /** The smallest `n` in 0..max for which `test(n)` gives a plan (monotone in `n`). */
   const fewest = (max: number, test: (n: number) => Plan | undefined): Plan | undefined => {
+    const none = test(0);
+    if (none !== undefined) return none;
     if (test(max) === undefined) return undefined;
-    let low = 0;
+    let low = 1;
     let high = max;
     while (low < high) {
       const mid = Math.floor((low + high) / 2);
