@@ -22,8 +22,7 @@ export interface ContextState {
 }
 
 /** The first line of the text `reset()` returns after the origin. */
-const RESET_FOOTER =
-  'Context reset to the origin. Load a task with load(query) or loadNode(lineId, position).';
+const RESET_FOOTER = 'Context reset to the origin; load a task by topic, or by line and position.';
 
 /**
  * The outcome of `ContextWindowManager.load` / `loadNode`: the context to show, and ways to go

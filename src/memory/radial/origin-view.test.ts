@@ -36,8 +36,9 @@ describe('the origin', () => {
     });
     expect(text.split('\n')[1]).toBe('Agent: Ada, senior backend engineer — terse, precise');
     expect(text).toContain(
-      '- line-0 [Domain number 0]: Task on line 0 — did a careful piece of work there (3 tasks, 1970-01-01)',
+      '- line-0 [Domain number 0]: Task on line 0 — did a careful piece of work there (3 tasks, Jan 1)',
     );
+    expect(text.split('\n')[0]).toBe('Origin of project "Shop": 3 task lines, 4 tasks, latest 1970-01-01.');
     expect(text).toContain('- line-1 [Domain number 1]: no tasks yet — Something the agent works on');
     expect(countTokens(text)).toBeLessThanOrEqual(200);
   });
@@ -152,6 +153,77 @@ describe('the origin', () => {
       const firstWords = label.split(' ').slice(0, 3).join(' ');
       expect(text, label).toContain(`: ${firstWords}`);
     }
+  });
+
+  it('shows six lines of realistic task labels (whole, or at least 50 characters), each with its count and day', () => {
+    const labels = [
+      'Fix ArrowInvalid timestamp cast in export_to_lake after the pyarrow 15 upgrade',
+      'Resume of run-117 fails with size mismatch for embed_tokens and lm_head',
+      'Android release build fails in R8 after the AGP 8.3 upgrade',
+      'Release rivet 0.9.0 with cargo-zigbuild builds',
+      'Staging alerts paging the production on-call at night',
+      "Docs build close to Netlify's time limit: stop rebuilding old versions",
+    ];
+    const day = Date.UTC(2024, 2, 12, 9);
+    const lines = labels.map((label, i) => ({
+      ...line(i, 4),
+      id: ['pipeline', 'training', 'mobile', 'cli', 'oncall', 'docs'][i] ?? '',
+      latest: { ...line(i, 4).latest!, taskLabel: label, sOrigin: label, createdAt: day - i * 86_400_000 },
+    }));
+    const text = buildOrigin({
+      projectName: 'Northwind',
+      profileBrief: undefined,
+      lines,
+      budgetTokens: 200,
+      footer: 'Context reset to the origin; load a task by topic, or by line and position.',
+    });
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+    expect(text.split('\n')[0]).toBe(
+      'Origin of project "Northwind": 6 task lines, 24 tasks, latest 2024-03-12.',
+    );
+    for (const [i, label] of labels.entries()) {
+      const entry = text.split('\n').find((l) => l.startsWith(`- ${lines[i]?.id ?? ''}: `)) ?? '';
+      expect(entry, label).toMatch(new RegExp(` \\(4 tasks, Mar ${12 - i}\\)$`, 'u'));
+      const shown = entry.slice(entry.indexOf(': ') + 2, entry.lastIndexOf(' ('));
+      expect(shown === label || (shown.endsWith('…') && label.startsWith(shown.slice(0, -1))), entry).toBe(
+        true,
+      );
+      expect([...shown].length, entry).toBeGreaterThanOrEqual(Math.min(50, label.length));
+    }
+  });
+
+  it("gives the day alone in the newest task's year, and the year beside any other", () => {
+    const newest = { ...line(0, 1), latest: { ...line(0, 1).latest!, createdAt: Date.UTC(2025, 0, 3) } };
+    const older = { ...line(1, 2), latest: { ...line(1, 2).latest!, createdAt: Date.UTC(2024, 11, 30) } };
+    const text = buildOrigin({
+      projectName: 'P',
+      profileBrief: undefined,
+      lines: [newest, older],
+      budgetTokens: 200,
+    });
+    expect(text).toContain('(1 task, Jan 3)');
+    expect(text).toContain('(2 tasks, Dec 30 2024)');
+    expect(text).toContain('latest 2025-01-03.');
+  });
+
+  it('folds a long line list with few token counts, keeping readable labels for the lines it shows', () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => ({
+      ...line(i, 2),
+      latest: {
+        ...line(i, 2).latest!,
+        taskLabel: `Rebuild the partitions of table number ${i} after the rule change`,
+      },
+    }));
+    const started = performance.now();
+    const text = buildOrigin({ projectName: 'P', profileBrief: undefined, lines, budgetTokens: 200 });
+    // Not a speed test: a bound 100 times what it takes, to catch a return to quadratic work.
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+    const entries = text.split('\n').filter((l) => l.startsWith('- line-'));
+    expect(entries.length).toBeGreaterThan(3);
+    expect(text).toContain('- line-4999: ');
+    for (const entry of entries)
+      expect([...entry.slice(entry.indexOf(': ') + 2)].length).toBeGreaterThanOrEqual(24);
   });
 
   it('speaks in words every surface understands, never a library function', () => {

@@ -37,44 +37,66 @@ export function formatTime(ms: number): string {
 }
 
 /**
- * How much of a line an origin entry shows, richest first. What a line is about (its newest
- * task's label) is worth more to the agent than the date, so the date goes before the label.
+ * How an origin entry shows its line. Parts go, least useful first, so that every line fits:
+ * the line's name and the task's gist, then the date, then the count; the newest task's label is
+ * what the agent needs most, so it is only ever shortened, to the same length for every line.
  */
-type EntryForm = 'full' | 'label' | 'undated' | 'bare' | 'short' | 'count';
-const FORMS: readonly EntryForm[] = ['full', 'label', 'undated', 'bare', 'short', 'count'];
+export interface EntryShape {
+  /** The line's name beside its id, and the newest task's origin-level gist instead of its label. */
+  readonly rich: boolean;
+  /** How many tasks the line holds. */
+  readonly count: boolean;
+  /** The day of the newest task. */
+  readonly date: boolean;
+  /** Most code points of the label or gist (cut at a word, with `…`). */
+  readonly labelLength: number;
+}
 
-/** Most code points of the newest task's label an entry shows, by form. */
-const LABEL_MAX: Readonly<Record<Exclude<EntryForm, 'full' | 'count'>, number>> = {
-  label: 40,
-  undated: 40,
-  bare: 40,
-  short: 24,
-};
+/** Most code points of a label or gist (the origin level's cap). */
+const LABEL_MAX = 80;
+
+const WHOLE: EntryShape = { rich: true, count: true, date: true, labelLength: LABEL_MAX };
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
- * The origin's entry for one line: its id, its newest task at the origin level (`full`: the
- * line's name, the task's label and gist; `label`, `undated` and `bare`: the label; `short`:
- * the label cut short; `count`: nothing), how many tasks it holds (left out by `bare` and
- * `short`, which spend their tokens on the label) and, in the two richest forms, the date of the
- * newest.
+ * `Mar 12` (UTC) of a ms timestamp, with the year when it is not `year` (`Mar 12 2023`): the
+ * origin's header states the newest task's full date once, and entries need only the day.
  */
-export function originEntry(line: LineOverview, form: EntryForm = 'full'): string {
+export function shortDate(ms: number, year: number): string {
+  const date = new Date(ms);
+  const day = `${MONTHS[date.getUTCMonth()] ?? ''} ${date.getUTCDate()}`;
+  return date.getUTCFullYear() === year ? day : `${day} ${date.getUTCFullYear()}`;
+}
+
+/** The text an entry shows for its newest task, before any cut. */
+function entryText(line: LineOverview, rich: boolean): string {
+  if (!line.latest) return '';
+  const label = oneLine(line.latest.taskLabel);
+  return rich ? oneLine(line.latest.sOrigin ?? label) : label;
+}
+
+/**
+ * The origin's entry for one line: `- id [name]: newest task (4 tasks, Mar 12)`, with the parts
+ * `shape` leaves out dropped and the task cut to `shape.labelLength` code points. A line without tasks says
+ * so (and, in the rich shape, what it is for). `year` is the year dates are shown without.
+ */
+export function originEntry(line: LineOverview, shape: EntryShape = WHOLE, year?: number): string {
   const id = oneLine(truncateText(line.id, 40));
   const name = oneLine(truncateText(line.name, 40));
-  const head = form === 'full' && name.length > 0 && name !== id ? `${id} [${name}]` : id;
+  const head = shape.rich && name.length > 0 && name !== id ? `${id} [${name}]` : id;
   if (!line.latest) {
-    const description = form === 'full' ? oneLine(truncateText(line.description, 60)) : '';
+    const description = shape.rich ? oneLine(truncateText(line.description, 60)) : '';
     return `- ${head}: no tasks yet${description.length > 0 ? ` — ${description}` : ''}`;
   }
-  const count = line.nodeCount === 1 ? '1 task' : `${line.nodeCount} tasks`;
-  if (form === 'count') return `- ${id}: ${count}`;
-  const gist =
-    form === 'full'
-      ? oneLine(line.latest.sOrigin ?? truncateText(line.latest.taskLabel, 80))
-      : truncateText(oneLine(line.latest.taskLabel), LABEL_MAX[form]);
-  if (form === 'bare' || form === 'short') return `- ${head}: ${gist}`;
-  const tail = form === 'full' || form === 'label' ? `${count}, ${formatDate(line.latest.createdAt)}` : count;
-  return `- ${head}: ${gist} (${tail})`;
+  const label = truncateText(entryText(line, shape.rich), shape.labelLength);
+  const parts: string[] = [];
+  if (shape.count) parts.push(line.nodeCount === 1 ? '1 task' : `${line.nodeCount} tasks`);
+  if (shape.date)
+    parts.push(shortDate(line.latest.createdAt, year ?? new Date(line.latest.createdAt).getUTCFullYear()));
+  const about = parts.join(', ');
+  if (label.length === 0) return about.length === 0 ? `- ${head}` : `- ${head}: ${about}`;
+  return about.length === 0 ? `- ${head}: ${label}` : `- ${head}: ${label} (${about})`;
 }
 
 function lastActivity(line: LineOverview): number {
@@ -104,11 +126,16 @@ export function fitTokens(text: string, limit: number): string {
  */
 export function buildOrigin(input: OriginInput): string {
   const nodes = input.lines.reduce((sum, line) => sum + line.nodeCount, 0);
+  const newest = input.lines.reduce<number | undefined>(
+    (max, line) =>
+      line.latest === undefined || (max ?? -Infinity) >= line.latest.createdAt ? max : line.latest.createdAt,
+    undefined,
+  );
   const project = oneLine(truncateText(input.projectName, 60));
   const header =
     input.lines.length === 0
       ? `Origin of project "${project}": no task lines yet; a committed task starts one.`
-      : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}.`;
+      : `Origin of project "${project}": ${plural(input.lines.length, 'task line')}, ${plural(nodes, 'task')}${newest === undefined ? '' : `, latest ${formatDate(newest)}`}.`;
   const fixed: string[] = [header];
   if (input.profileBrief !== undefined && input.profileBrief.trim().length > 0) {
     const brief = profileLine(input.profileBrief, Math.floor(input.budgetTokens * PROFILE_SHARE));
@@ -117,12 +144,20 @@ export function buildOrigin(input: OriginInput): string {
   const scene = sceneLine(input);
   if (scene.length > 0) fixed.push(scene);
   const footer = input.footer !== undefined && input.footer.length > 0 ? [input.footer] : [];
-  const shown = chooseLines(input, [...fixed, ...footer]);
+  const shown = chooseLines(input, fixed, footer, new Date(newest ?? 0).getUTCFullYear());
+  return enforceBudget(render(fixed, shown, footer), input.budgetTokens);
+}
+
+function render(
+  fixed: readonly string[],
+  shown: { entries: readonly string[]; folded: { lines: number; nodes: number } },
+  footer: readonly string[],
+): string {
   const lines = [...fixed];
   if (shown.entries.length > 0) lines.push('Lines:', ...shown.entries);
   if (shown.folded.lines > 0) lines.push(foldLine(shown.folded));
   lines.push(...footer);
-  return enforceBudget(lines.join('\n'), input.budgetTokens);
+  return lines.join('\n');
 }
 
 /**
@@ -181,79 +216,121 @@ function foldLine(folded: { lines: number; nodes: number }): string {
   return `- … ${plural(folded.lines, 'less recently active line')} folded (${plural(folded.nodes, 'task')}); the line list shows them all.`;
 }
 
+/** Fewest code points a shortened label keeps before dates, then counts, give up theirs. */
+const LABEL_MIN = 32;
+/** Fewest code points a shortened label keeps before the least recently active lines are folded. */
+const LABEL_FLOOR = 20;
 /**
- * Every line is shown if it can be: entries start in their richest form, and while the whole
- * does not fit, entries are shortened round by round (the gist goes, then the date, the count,
- * half the label, and last the label, leaving the count), the least recently active first in each
- * round. Only when every entry is compact and still too many are the least recently active lines
- * folded into one count line. Shown in creation order.
+ * How the lines are shown: the `shown` most recently active (the rest folded), of which the
+ * `plain` least recently active show no name or gist, the `undated` least recently active no
+ * date and the `uncounted` no count; every label cut to `label` code points.
+ */
+interface Plan {
+  readonly shown: number;
+  readonly plain: number;
+  readonly undated: number;
+  readonly uncounted: number;
+  readonly label: number;
+}
+
+/**
+ * Every line is shown if it can be. Entries start whole; while the whole does not fit, the least
+ * recently active lines give up their name and gist first, then every label is cut to the same
+ * length, the longest that fits (short labels stay whole); when that is under {@link LABEL_MIN}
+ * code points, dates go, then counts (least recently active first), and then labels may shrink
+ * to {@link LABEL_FLOOR}. Only past that are the least recently active lines folded into one
+ * count line, as many as it takes for the others to keep {@link LABEL_MIN}. Each step is found
+ * by binary search, so a memory with thousands of lines costs a few hundred token counts.
+ * Shown in creation order.
  */
 function chooseLines(
   input: OriginInput,
   fixed: readonly string[],
+  footer: readonly string[],
+  year: number,
 ): { entries: string[]; folded: { lines: number; nodes: number } } {
-  const byRecency = [...input.lines].sort((a, b) => lastActivity(b) - lastActivity(a) || b.ord - a.ord);
-  const shown = byRecency.map((line) => ({
-    line,
-    form: 0,
-    tokens: countTokens(originEntry(line, 'full')) + 1,
-  }));
-  const base = countTokens([...fixed, 'Lines:'].join('\n')) + 1;
-  let sum = shown.reduce((total, s) => total + s.tokens, 0);
-  const foldTokens = (): number =>
-    shown.length < input.lines.length
-      ? countTokens(
-          foldLine(
-            foldedOf(
-              input.lines,
-              shown.map((s) => s.line),
-            ),
-          ),
-        ) + 1
-      : 0;
-  // Round by round (gist, date, long label, label dropped), the least recently active first.
-  rounds: for (let form = 0; form < FORMS.length - 1; form++) {
-    for (let i = shown.length - 1; i >= 0; i--) {
-      if (base + sum <= input.budgetTokens) break rounds;
-      const entry = shown[i] as (typeof shown)[number];
-      if (entry.form !== form) continue;
-      entry.form++;
-      const tokens = countTokens(originEntry(entry.line, FORMS[entry.form])) + 1;
-      sum += tokens - entry.tokens;
-      entry.tokens = tokens;
+  const budget = input.budgetTokens;
+  const base = countTokens([...fixed, 'Lines:', ...footer].join('\n')) + 1;
+  const lines = [...input.lines].sort((a, b) => lastActivity(b) - lastActivity(a) || b.ord - a.ord);
+  const cache = new Map<string, number>();
+  const shapeOf = (plan: Plan, i: number): EntryShape => ({
+    rich: i < plan.shown - plan.plain,
+    date: i < plan.shown - plan.undated,
+    count: i < plan.shown - plan.uncounted,
+    labelLength: plan.label,
+  });
+  const cost = (i: number, shape: EntryShape): number => {
+    const key = `${i}|${+shape.rich}${+shape.date}${+shape.count}|${shape.labelLength}`;
+    let tokens = cache.get(key);
+    if (tokens === undefined) {
+      tokens = countTokens(originEntry(lines[i] as LineOverview, shape, year)) + 1;
+      cache.set(key, tokens);
     }
-  }
-  // Then the least recently active lines are folded, until the whole text (counted as joined) fits.
-  while (shown.length > 0 && base + sum + foldTokens() > input.budgetTokens) sum -= shown.pop()?.tokens ?? 0;
-  while (shown.length > 0 && countTokens(render(fixed, shown, input.lines).join('\n')) > input.budgetTokens)
-    sum -= shown.pop()?.tokens ?? 0;
-  const folded = foldedOf(
-    input.lines,
-    shown.map((s) => s.line),
-  );
-  const entries = [...shown]
-    .sort((a, b) => a.line.ord - b.line.ord)
-    .map((s) => originEntry(s.line, FORMS[s.form]));
-  return { entries, folded };
-}
+    return tokens;
+  };
+  const outcome = (plan: Plan): { entries: string[]; folded: { lines: number; nodes: number } } => {
+    const shown = lines.slice(0, plan.shown);
+    return {
+      entries: shown
+        .map((line, i) => ({ line, i }))
+        .sort((a, b) => a.line.ord - b.line.ord)
+        .map(({ line, i }) => originEntry(line, shapeOf(plan, i), year)),
+      folded: foldedOf(input.lines, shown),
+    };
+  };
+  const foldTokens = (shown: number): number =>
+    shown < lines.length ? countTokens(foldLine(foldedOf(input.lines, lines.slice(0, shown)))) + 1 : 0;
+  // Plans are compared by their entries' summed tokens (cached); the joined text, which a merge
+  // across a line break can make a token shorter or longer, is counted only for the plan chosen.
+  const sumFits = (plan: Plan): boolean => {
+    let total = base + foldTokens(plan.shown);
+    for (let i = 0; i < plan.shown && total <= budget; i++) total += cost(i, shapeOf(plan, i));
+    return total <= budget;
+  };
+  const fits = (plan: Plan): boolean =>
+    sumFits(plan) && countTokens(render(fixed, outcome(plan), footer)) <= budget;
+  /** The plan with the longest label from `floor` up that fits, if any. */
+  const longestLabel = (plan: Plan, floor: number): Plan | undefined => {
+    if (!sumFits({ ...plan, label: floor })) return undefined;
+    let low = floor;
+    let high = LABEL_MAX;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (sumFits({ ...plan, label: mid })) low = mid;
+      else high = mid - 1;
+    }
+    for (; low >= floor; low--) if (fits({ ...plan, label: low })) return { ...plan, label: low };
+    return undefined;
+  };
+  /** The smallest `n` in 0..max for which `test(n)` gives a plan (monotone in `n`). */
+  const fewest = (max: number, test: (n: number) => Plan | undefined): Plan | undefined => {
+    const none = test(0);
+    if (none !== undefined) return none;
+    if (test(max) === undefined) return undefined;
+    let low = 1;
+    let high = max;
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2);
+      if (test(mid) !== undefined) high = mid;
+      else low = mid + 1;
+    }
+    return test(low);
+  };
 
-function render(
-  fixed: readonly string[],
-  shown: readonly { line: LineOverview; form: number }[],
-  all: readonly LineOverview[],
-): string[] {
-  const folded = foldedOf(
-    all,
-    shown.map((s) => s.line),
-  );
-  const entries = [...shown]
-    .sort((a, b) => a.line.ord - b.line.ord)
-    .map((s) => originEntry(s.line, FORMS[s.form]));
-  return [
-    ...fixed,
-    ...(entries.length > 0 ? ['Lines:', ...entries] : []),
-    ...(folded.lines > 0 ? [foldLine(folded)] : []),
-  ];
+  const n = lines.length;
+  const whole: Plan = { shown: n, plain: 0, undated: 0, uncounted: 0, label: LABEL_MAX };
+  const plan = fewest(n, (plain) => (fits({ ...whole, plain }) ? { ...whole, plain } : undefined)) ??
+    fewest(n, (undated) => longestLabel({ ...whole, plain: n, undated }, LABEL_MIN)) ??
+    fewest(n, (uncounted) => longestLabel({ ...whole, plain: n, undated: n, uncounted }, LABEL_MIN)) ??
+    longestLabel({ ...whole, plain: n, undated: n, uncounted: n }, LABEL_FLOOR) ??
+    // Folding: as few lines go as it takes for the others to fit with readable labels.
+    fewest(n, (folded) =>
+      longestLabel(
+        { shown: n - folded, plain: n - folded, undated: n - folded, uncounted: n - folded, label: 0 },
+        LABEL_MIN,
+      ),
+    ) ?? { shown: 0, plain: 0, undated: 0, uncounted: 0, label: 0 };
+  return outcome(plan);
 }
 
 function foldedOf(
