@@ -5,6 +5,7 @@ import {
   contentTerms,
   factSpans,
   isStopWord,
+  nameLike,
   nameSpans,
   pairSpans,
   sentences,
@@ -13,6 +14,9 @@ import {
   type SpanRules,
   type Token,
 } from './text-analysis.js';
+
+/** The token `tokenize` makes of one word. */
+const token = (word: string): Token => tokenize(word)[0]!;
 
 describe('tokenize', () => {
   it('finds words with their offsets, stems Latin words and marks stop words', () => {
@@ -31,6 +35,37 @@ describe('tokenize', () => {
     expect(termOf('running')).toBe('run');
     expect(isStopWord('The')).toBe(true);
     expect(isStopWord('的')).toBe(true);
+  });
+
+  it('answers the same for a word seen before, however many other words came between', () => {
+    const words = ['Admins', 'running', 'The', 'the', 'PostgreSQL', 'Alice', 'alice', 'S3', '的', 'café'];
+    const first = words.map((w) => [
+      termOf(w),
+      isStopWord(w),
+      nameLike(token(w), false),
+      nameLike(token(w), true),
+    ]);
+    expect(first.slice(0, 5)).toEqual([
+      ['admin', false, true, false],
+      ['run', false, false, false],
+      ['the', true, true, false],
+      ['the', true, false, false],
+      ['postgresql', false, true, true],
+    ]);
+    // Past the remembered words' bound (50,000), the remembered answers are dropped, not changed.
+    for (let i = 0; i < 60_000; i++) {
+      const word = `Filler${i}x`;
+      expect(termOf(word)).toBe(`filler${i}x`);
+      isStopWord(word);
+      nameLike(token(word), true);
+    }
+    const again = words.map((w) => [
+      termOf(w),
+      isStopWord(w),
+      nameLike(token(w), false),
+      nameLike(token(w), true),
+    ]);
+    expect(again).toEqual(first);
   });
 
   it('splits CJK and Thai runs with the dictionary segmenter', () => {

@@ -51,8 +51,28 @@ export function isCjk(text: string): boolean {
   return CJK_RE.test(text);
 }
 
+/** Words whose term and stop-word test are remembered (a bounded cache, emptied when full). */
+const WORD_CACHE_SIZE = 50_000;
+const TERMS = new Map<string, string>();
+const STOPS = new Map<string, boolean>();
+
+/** `compute(word)`, remembered in `cache`: most words of a text recur, within it and across calls. */
+function remembered<T>(cache: Map<string, T>, word: string, compute: (word: string) => T): T {
+  let value = cache.get(word);
+  if (value === undefined) {
+    if (cache.size >= WORD_CACHE_SIZE) cache.clear();
+    value = compute(word);
+    cache.set(word, value);
+  }
+  return value;
+}
+
 /** Normalises a word for comparison: NFKC, lower case, Porter stem for Latin words. */
 export function termOf(word: string): string {
+  return remembered(TERMS, word, computeTerm);
+}
+
+function computeTerm(word: string): string {
   const lower = word
     .normalize('NFKC')
     .toLowerCase()
@@ -63,7 +83,7 @@ export function termOf(word: string): string {
 
 /** True for stop words (any of the English, Chinese, Japanese and Korean lists). */
 export function isStopWord(word: string): boolean {
-  return stopWordSet().has(word.normalize('NFKC').toLowerCase());
+  return remembered(STOPS, word, (w) => stopWordSet().has(w.normalize('NFKC').toLowerCase()));
 }
 
 // A word: letters, marks, digits and underscores, joined by inner apostrophes or dots
@@ -234,10 +254,20 @@ export function keepsCase(token: Token, sentenceStart: boolean, casing: CasingEv
 
 /** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
 export function nameLike(token: Token, sentenceStart: boolean): boolean {
-  const s = token.surface;
-  if (token.cjk || !/\p{L}/u.test(s)) return false;
-  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return true;
-  return !sentenceStart && /^\p{Lu}/u.test(s);
+  if (token.cjk) return false;
+  const shape = remembered(NAME_SHAPES, token.surface, nameShape);
+  return shape === NameShape.always || (shape === NameShape.midSentence && !sentenceStart);
+}
+
+/** How a word's spelling marks it as a name: never, always, or when it does not open a sentence. */
+const NameShape = { never: 0, always: 1, midSentence: 2 } as const;
+type NameShape = (typeof NameShape)[keyof typeof NameShape];
+const NAME_SHAPES = new Map<string, NameShape>();
+
+function nameShape(s: string): NameShape {
+  if (!/\p{L}/u.test(s)) return NameShape.never;
+  if (/\p{N}/u.test(s) || /^\p{Lu}{2,}$/u.test(s) || /\p{Ll}\p{Lu}/u.test(s)) return NameShape.always;
+  return /^\p{Lu}/u.test(s) ? NameShape.midSentence : NameShape.never;
 }
 
 const MONTH =

@@ -167,8 +167,27 @@ function tokenCandidates(
   return out;
 }
 
-/** A word with content: not a stop word, filler, lone sign or bare one- or two-digit number. */
+/**
+ * A word with content: not a stop word, filler, lone sign or bare one- or two-digit number. A
+ * word that is not a compound is judged by its spelling alone (its term and stop flag follow
+ * from it), so that judgement is remembered.
+ */
 function isContent(token: Token): boolean {
+  if ((token as Positioned).compound === true) return judgeContent(token);
+  let content = CONTENT.get(token.surface);
+  if (content === undefined) {
+    if (CONTENT.size >= CONTENT_CACHE_SIZE) CONTENT.clear();
+    content = judgeContent(token);
+    CONTENT.set(token.surface, content);
+  }
+  return content;
+}
+
+/** Words whose {@link isContent} judgement is remembered (a bounded cache, emptied when full). */
+const CONTENT_CACHE_SIZE = 50_000;
+const CONTENT = new Map<string, boolean>();
+
+function judgeContent(token: Token): boolean {
   if (token.stop || /^\p{N}{1,2}$/u.test(token.surface)) return false;
   if (!/[\p{L}\p{N}]/u.test(token.surface)) return false;
   const lower = token.surface.toLowerCase();

@@ -67,13 +67,24 @@ function quoteLexeme(lexeme: string): string {
   return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
-/** Tokenizes, stems and counts a text, the way both engines' indexes see it. */
+/** `1`, `1,2`, … `1,…,256`: a lexeme's positions by its term frequency (index 0 unused). */
+const POSITIONS: readonly string[] = Array.from({ length: MAX_POSITIONS + 1 }, (_, count) =>
+  Array.from({ length: count }, (_, i) => i + 1).join(','),
+);
+
+/**
+ * Tokenizes, stems and counts a text, the way both engines' indexes see it. Lexemes come in the
+ * order of their first occurrence. Each distinct token is stemmed once (a text repeats its words).
+ */
 export function indexText(text: string): IndexedText {
   const tokens = tokenize(text);
+  const perToken = new Map<string, number>();
+  for (const token of tokens) perToken.set(token, (perToken.get(token) ?? 0) + 1);
+  // Distinct tokens in order of first occurrence, so each lexeme first appears where its first token does.
   const counts = new Map<string, number>();
-  for (const token of tokens) {
+  for (const [token, count] of perToken) {
     const lexeme = lexemeOf(token);
-    counts.set(lexeme, (counts.get(lexeme) ?? 0) + 1);
+    counts.set(lexeme, (counts.get(lexeme) ?? 0) + count);
   }
   let entries = [...counts];
   let bytes = 0;
@@ -86,8 +97,7 @@ export function indexText(text: string): IndexedText {
       heavy[lexeme] = count;
       anyHeavy = true;
     }
-    const positions = Array.from({ length: Math.min(count, MAX_POSITIONS) }, (_, i) => i + 1);
-    return `${quoteLexeme(lexeme)}:${positions.join(',')}`;
+    return `${quoteLexeme(lexeme)}:${POSITIONS[Math.min(count, MAX_POSITIONS)] as string}`;
   });
   return { vector: parts.join(' '), length: tokens.length, heavy: anyHeavy ? JSON.stringify(heavy) : null };
 }
