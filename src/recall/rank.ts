@@ -122,7 +122,9 @@ export async function rankDocuments(
   const contents = new ContentCache(tx);
   const lexical = nearest.length > 0 ? fuse(matched, nearest, weights) : normalise(matched);
   // Rows the query itself found: its words (or the words feedback searched for it) or its vector.
-  const found = new Set([...read, ...nearest].map((doc) => doc.rowid));
+  const found = new Set<number>();
+  for (const doc of read) found.add(doc.rowid);
+  for (const doc of nearest) found.add(doc.rowid);
   if (weights.feedback > 0 && matched.length > 0) {
     const seeds = weights.feedbackAfterPriors
       ? await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights)
@@ -140,7 +142,9 @@ export async function rankDocuments(
     );
   }
   const confidence = confidenceOf(statistics, terms);
-  const ranked = await applyPriors(tx, contents, cloneScores(lexical), terms, options, weights);
+  // The lexical scores are not read again: the priors add to them in place (each row's score
+  // still equals its lexical score here, which is what a copy would start from).
+  const ranked = await applyPriors(tx, contents, lexical, terms, options, weights);
   const texts = new Map<number, ResolvedText>();
   const scored = capScenes(
     await matchingRows(tx, ranked, found, confidence, options.limit + weights.sceneCapWindow, texts),
@@ -152,7 +156,8 @@ export async function rankDocuments(
     const unread = top.filter((s) => !texts.has(s.doc.rowid)).map((s) => s.doc);
     for (const [rowid, text] of await tx.recall.resolve(unread)) texts.set(rowid, text);
   }
-  const matchedRows = new Set(read.map((doc) => doc.rowid));
+  const matchedRows = new Set<number>();
+  for (const doc of read) matchedRows.add(doc.rowid);
   return top.map((s) => {
     const resolved = texts.get(s.doc.rowid);
     let value: number | undefined;
@@ -326,7 +331,7 @@ class ContentCache {
    * its content starts with (looked for in the first characters, or in the whole content when it
    * was read already); absent when it names none.
    */
-  async speakers(docs: readonly DocRow[]): Promise<Map<number, string | undefined>> {
+  async speakers(docs: readonly DocRow[]): Promise<(id: number) => string | undefined> {
     const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
     const missing = wanted.filter((id) => !this.#speakers.has(id) && !this.#texts.has(id));
     const heads = await this.#tx.recall.speakerHeads(missing, SPEAKER_HEAD_CHARS);
@@ -337,12 +342,10 @@ class ContentCache {
         found?.speaker ?? (found?.head === undefined ? undefined : speakerOf(found.head)),
       );
     }
-    const out = new Map(this.#speakers);
-    for (const id of wanted) {
+    return (id) => {
       const full = this.#texts.get(id);
-      if (full) out.set(id, full.speaker ?? speakerOf(full.content));
-    }
-    return out;
+      return full ? (full.speaker ?? speakerOf(full.content)) : this.#speakers.get(id);
+    };
   }
 }
 
@@ -556,7 +559,7 @@ async function addSpeaker(
   const archive = [...byRowid.values()].filter((s) => s.doc.layer === 'archive');
   const speakers = await cache.speakers(archive.map((s) => s.doc));
   for (const s of archive) {
-    const speaker = speakers.get(Number(s.doc.ref));
+    const speaker = speakers(Number(s.doc.ref));
     if (speaker !== undefined && tokenize(speaker).some((word) => stems.has(stem(word)))) {
       s.score += weights.speaker;
     }

@@ -143,9 +143,18 @@ function toHit(doc: DocRow, ranked: { score: number; confidence: number }): Sear
 
 /** {@link toHit} whose confidence is worked out when first read (recall reads it for the hits it returns only). */
 function toLazyHit(doc: DocRow, ranked: { score: number; readonly confidence: number }): SearchHit {
-  const { confidence: _, ...rest } = toHit(doc, { score: ranked.score, confidence: 0 });
+  // Built whole, in toHit's key order (no copy of a finished hit per row).
   return {
-    ...rest,
+    rowid: doc.rowid,
+    layer: doc.layer,
+    ref: doc.ref,
+    part: doc.part,
+    agentId: doc.agentId,
+    lineId: doc.lineId,
+    sceneId: doc.sceneId,
+    topicId: doc.topicId,
+    createdAt: doc.createdAt,
+    score: ranked.score,
     get confidence(): number {
       return ranked.confidence;
     },

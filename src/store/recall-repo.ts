@@ -7,13 +7,11 @@ import {
   nodeText,
   profileText,
   toArchiveText,
-  toDoc,
   topicText,
   type ArchiveRow,
   type KnowledgeTextRow,
   type NodeTextRow,
   type ProfileTextRow,
-  type RawDoc,
   type TopicTextRow,
 } from './recall-rows.js';
 
@@ -219,8 +217,9 @@ export class RecallRepo {
     if (rowids.length === 0) return [];
     const rows = this.#engine
       .statement(`SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.rowid IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(rowids)) as RawDoc[];
-    return rows.map(toDoc);
+      .raw()
+      .all(JSON.stringify(rowids)) as RawDocArray[];
+    return rows.map(fromArray);
   }
 
   /** Index rows that pass `filter`, newest first (recall without query words). */
@@ -231,8 +230,9 @@ export class RecallRepo {
         `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE ${where.sql}
          ORDER BY d.created_at DESC, d.rowid DESC LIMIT :limit`,
       )
-      .all({ ...where.params, limit }) as RawDoc[];
-    return rows.map(toDoc);
+      .raw()
+      .all({ ...where.params, limit }) as RawDocArray[];
+    return rows.map(fromArray);
   }
 
   /** How many index rows hold `term` (an FTS5-stemmed token); 0 when none. */
@@ -408,20 +408,10 @@ export class RecallRepo {
         `SELECT id, content, speaker, role, length(content) AS chars
          FROM archive WHERE id IN (SELECT value FROM json_each(?))`,
       )
-      .all(JSON.stringify(ids)) as {
-      id: number;
-      content: string;
-      speaker: string | null;
-      role: string | null;
-      chars: number;
-    }[];
-    for (const row of rows) {
-      out.set(row.id, {
-        content: row.content,
-        speaker: row.speaker ?? undefined,
-        role: row.role ?? undefined,
-        chars: row.chars,
-      });
+      .raw()
+      .all(JSON.stringify(ids)) as [number, string, string | null, string | null, number][];
+    for (const [id, content, speaker, role, chars] of rows) {
+      out.set(id, { content, speaker: speaker ?? undefined, role: role ?? undefined, chars });
     }
     return out;
   }
@@ -432,8 +422,9 @@ export class RecallRepo {
       .statement(
         `SELECT ${DOC_COLUMNS} FROM search_docs d WHERE d.topic_id = ? AND d.layer = 'archive' ORDER BY d.rowid LIMIT ?`,
       )
-      .all(topicId, limit) as RawDoc[];
-    return rows.map(toDoc);
+      .raw()
+      .all(topicId, limit) as RawDocArray[];
+    return rows.map(fromArray);
   }
 
   /**
@@ -501,8 +492,11 @@ export class RecallRepo {
       .statement(
         'SELECT id, content, role, speaker, kind, event_type FROM archive WHERE id IN (SELECT value FROM json_each(?))',
       )
-      .all(JSON.stringify(ids)) as (ArchiveRow & { id: number })[];
-    for (const row of rows) out.set(row.id, row);
+      .raw()
+      .all(JSON.stringify(ids)) as [number, string, string | null, string | null, string, string | null][];
+    for (const [id, content, role, speaker, kind, eventType] of rows) {
+      out.set(id, { content, role, speaker, kind, event_type: eventType });
+    }
     return out;
   }
 
