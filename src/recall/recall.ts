@@ -254,6 +254,8 @@ const MIN_UNIT_TOKENS = 8;
 const TURN_LINE_CHARS = LEVEL_CHARS.summary;
 /** Code points of the other utterance of a turn (its sentences nearest the query). */
 const PARTNER_CHARS = 80;
+/** Code points of the answer to a question in the first places (its sentences nearest the query, else its opening). */
+const ANSWER_CHARS = 300;
 
 /**
  * The records the budget can hold whole, by rank: as many of the best records as their mean
@@ -324,6 +326,7 @@ async function assemble(
       () => {
         short = true;
       },
+      stems,
     );
     const assembled = assembleContext(
       units.map((unit, rank) => toCandidate(unit, rank, names, stems)),
@@ -425,9 +428,13 @@ function toCandidate(
   if (turnOf(unit.key) !== undefined) {
     const lineChars = rank < DEFAULT_DETAIL_PLAN.fullTop ? Number.POSITIVE_INFINITY : TURN_LINE_CHARS;
     return lazyForms({ ...turnLabels(hit, sceneName), ...group }, () =>
-      turnForms(unit.lines ?? [], stems, lineChars, PARTNER_CHARS).map(
-        (form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines }),
-      ),
+      turnForms(
+        unit.lines ?? [],
+        stems,
+        lineChars,
+        PARTNER_CHARS,
+        rank < DEFAULT_DETAIL_PLAN.fullTop ? ANSWER_CHARS : PARTNER_CHARS,
+      ).map((form): ContextForm => ({ level: form.whole ? 'full' : 'summary', lines: form.lines })),
     );
   }
   const speaker = hit.layer === 'archive' ? resolved.speaker : undefined;

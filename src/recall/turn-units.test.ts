@@ -67,4 +67,32 @@ describe('turnForms: the other utterance of a turn', () => {
     );
     expect(unrelated[0]?.lines).toEqual(['user: Which lake did you visit?']);
   });
+
+  it('in the first places, shows the opening of an answer that repeats no word of the query, richest form first', () => {
+    const answer =
+      'Episodes only reach the feed builder after they are transcoded, so the feeds lag because of the queue. ' +
+      'All workers are busy, and many messages were received two or three times. ' +
+      'A new publisher started uploading audiobooks of 3-5 hours at 13:00. ' +
+      'Each of those takes nine to fourteen minutes, longer than the 300 s visibility timeout.';
+    const lines = [
+      line('user: ', 'TranscodeQueueBacklog is firing and the depth is 4,800. What is going on?', true),
+      line('agent: ', answer, false),
+    ];
+    const stems = stemsOf('what caused the TranscodeQueueBacklog alert');
+    const top = turnForms(lines, stems, Number.POSITIVE_INFINITY, 80, 300);
+    expect(top[0]?.lines).toEqual([
+      'user: TranscodeQueueBacklog is firing and the depth is 4,800. What is going on?',
+      'agent: Episodes only reach the feed builder after they are transcoded, so the feeds lag because of the queue. All workers are busy, and many messages were received two or three times. A new publisher started uploading audiobooks of 3-5 hours at 13:00. …',
+    ]);
+    // A tight budget still has the question alone to fall back on.
+    expect(top.some((form) => form.lines.length === 1 && form.lines[0]?.startsWith('user: '))).toBe(true);
+    // Past the first places (no answer budget of its own) the answer is left out, as before.
+    expect(turnForms(lines, stems, 600, 80)[0]?.lines).toHaveLength(1);
+    // A statement is no question: its long reply is not shown for it.
+    const statement = [
+      line('user: ', 'TranscodeQueueBacklog is firing again.', true),
+      line('agent: ', answer, false),
+    ];
+    expect(turnForms(statement, stems, Number.POSITIVE_INFINITY, 80, 300)[0]?.lines).toHaveLength(1);
+  });
 });

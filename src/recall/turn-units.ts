@@ -106,6 +106,7 @@ export function turnUnits(
   records: TurnRecords,
   shownWhole: (item: RankedItem) => boolean,
   unread: () => void,
+  stems: ReadonlySet<string> = new Set(),
 ): RecallUnit[] {
   return groups.map((group, index) => {
     const first = group.items[0] as RankedItem;
@@ -123,7 +124,7 @@ export function turnUnits(
           unread();
           return [];
         }
-        lines = turnLines(read, group.items, shownWhole);
+        lines = turnLines(read, group.items, shownWhole, stems);
         return lines;
       },
     };
@@ -142,12 +143,14 @@ function memberRecords(items: readonly RankedItem[]): ResolvedText[] {
  * A turn's lines: its utterances in the order spoken, then the tool events that were ranked
  * and hold a word of the query (the others are left out). An utterance is matched (shown whole)
  * when the ranking placed it where the budget can hold it (`shownWhole`); when none was, the
- * turn's best-ranked utterance (or its first) counts.
+ * turn's best-ranked utterance holding a query word counts, else the utterance that holds most
+ * of the query's words (the first on a tie).
  */
 function turnLines(
   records: readonly ResolvedText[],
   members: readonly RankedItem[],
   shownWhole: (item: RankedItem) => boolean,
+  stems: ReadonlySet<string>,
 ): TurnLine[] {
   const archive = members.filter((m) => m.hit.layer === 'archive');
   const ranked = new Map(archive.map((m) => [m.resolved.rowid, m.hit.confidence]));
@@ -165,13 +168,29 @@ function turnLines(
     } else utterances.push({ ...lineOf(record, named), matched: whole.has(record.rowid), utterance: true });
   }
   if (!utterances.some((u) => u.matched) && events.length === 0) {
-    // Its best-ranked utterance, else (a turn found by its topic row) the turn's first one.
-    const best = archive.find((m) => m.resolved.eventType === undefined);
+    // Its best-ranked utterance that holds a query word, else (a turn found by its topic row,
+    // or an utterance ranked only as a neighbour) the one that holds most of the query's words:
+    // the line that made the turn a hit, not an opening such as "Do it."
+    const best = archive.find((m) => m.resolved.eventType === undefined && m.hit.confidence > 0);
     const found = best === undefined ? -1 : utterances.findIndex((u) => u.text === best.resolved.text.trim());
-    const at = found >= 0 ? found : 0;
+    const at = found >= 0 ? found : mostHeld(utterances, stems);
     if (utterances[at]) utterances[at] = { ...utterances[at], matched: true };
   }
   return [...utterances, ...events];
+}
+
+/** The index of the line holding most of `stems` (the first on a tie; 0 when there is none). */
+function mostHeld(lines: readonly TurnLine[], stems: ReadonlySet<string>): number {
+  let at = 0;
+  let most = -1;
+  for (const [i, line] of lines.entries()) {
+    const held = stemsHeld(line.text, stems);
+    if (held > most) {
+      at = i;
+      most = held;
+    }
+  }
+  return at;
 }
 
 /**
@@ -203,16 +222,24 @@ export function turnForms(
   stems: ReadonlySet<string>,
   maxChars: number,
   partnerChars: number,
+  answerChars = partnerChars,
 ): TurnForm[] {
   const forms: TurnForm[] = [];
   // A turn whose shown utterance asks something keeps its answer's sentences nearest the query.
   const asked = lines.some((line) => line.matched && line.utterance && line.text.includes('?'));
-  const add = (chosen: readonly TurnLine[], matchedChars: number, otherChars: number): void => {
+  const add = (
+    chosen: readonly TurnLine[],
+    matchedChars: number,
+    otherChars: number,
+    answer = false,
+  ): void => {
     const shown = chosen.map((line) => ({
       line,
       text: line.matched
         ? fitSpan(line.text, matchedChars, stems)
-        : partnerText(line.text, Math.min(matchedChars, otherChars), stems, asked),
+        : answer && line.utterance
+          ? fitSpan(line.text, Math.min(matchedChars, otherChars), stems)
+          : partnerText(line.text, Math.min(matchedChars, otherChars), stems, asked),
     }));
     const kept = shown.filter(
       (s): s is { line: TurnLine; text: string } => s.text !== undefined && s.text.length > 0,
@@ -223,6 +250,17 @@ export function turnForms(
     const whole = kept.length === lines.length && kept.every((s) => s.text === s.line.text);
     forms.push({ lines: texts, whole });
   };
+  // The answer to a question is what the reader came for, even when it repeats no word of the
+  // query: its sentences nearest the query, else its opening, within `answerChars`.
+  if (asked && answerChars > partnerChars) {
+    add(lines, maxChars, answerChars, true);
+    add(
+      lines.filter((line) => line.utterance),
+      maxChars,
+      answerChars,
+      true,
+    );
+  }
   add(lines, maxChars, partnerChars);
   add(
     lines.filter((line) => line.utterance),
