@@ -62,6 +62,17 @@ export async function timeEach(iterations: number, fn: (i: number) => unknown): 
 }
 
 /**
+ * The median of per-pair ratios `subject[i] / baseline[i]`. When each measured call is timed
+ * right beside its own baseline call, a burst of load or a slow fsync on a shared machine moves
+ * both halves of a pair, and the median of the pairs drops the pairs it hit; the ratio of two
+ * medians mixes calls made under different load.
+ */
+export function pairedRatio(subject: readonly number[], baseline: readonly number[]): number {
+  if (subject.length !== baseline.length) throw new Error('pairedRatio: samples must come in pairs');
+  return median(subject.map((value, i) => value / (baseline[i] as number)));
+}
+
+/**
  * Interleaves the measured and the baseline call, so that noise from other processes hits
  * both alike; returns their medians and the ratio.
  */

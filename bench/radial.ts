@@ -7,7 +7,7 @@
  * - `navigate` latency p50/p99 on the large store, against the recall index's own search and a
  *   bare FTS5 MATCH over the same rows.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openMemory, type MemoryDB } from '../src/index.js';
@@ -20,6 +20,7 @@ import { OfflineSummarizer } from '../src/llm/offline-summarizer.js';
 import {
   compareInterleaved,
   median,
+  pairedRatio,
   percentile,
   seededRandom,
   tempDir,
@@ -123,6 +124,13 @@ export async function seed(db: MemoryDB, nodes: number, log: (line: string) => v
   }
 }
 
+/**
+ * Stores seeded with at most this many nodes are measured on a fresh copy of their seed in every
+ * run, so that "@100" means 100 nodes however often a kept folder is reused (each run commits
+ * some 630 nodes); a larger seed is measured in place, where that growth is a small fraction.
+ */
+const FRESH_COPY_UP_TO_NODES = 10_000;
+
 async function seededStore(
   dir: string,
   name: string,
@@ -132,12 +140,21 @@ async function seededStore(
   const path = join(dir, `${name}.db`);
   if (existsSync(path)) {
     log(`  reusing ${path} (seeded by an earlier run)`);
-    return path;
+  } else {
+    const db = await openMemory(path, { durability: 'normal' });
+    await seed(db, nodes, log);
+    await db.close();
   }
-  const db = await openMemory(path, { durability: 'normal' });
-  await seed(db, nodes, log);
-  await db.close();
-  return path;
+  if (nodes > FRESH_COPY_UP_TO_NODES) return path;
+  const copy = join(dir, `${name}-run.db`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+  const seeded = new Database(path, { readonly: true });
+  try {
+    await seeded.backup(copy);
+  } finally {
+    seeded.close();
+  }
+  return copy;
 }
 
 /** The raw floor: one INSERT of the same bytes per transaction, WAL, synchronous=FULL. */
@@ -219,8 +236,49 @@ function stats(samples: readonly number[]): { p50: number; p99: number } {
   return { p50: median(samples), p99: percentile(samples, 99) };
 }
 
-/** Commits run before measuring (see the warm-up below). */
+/**
+ * Summariser calls made before measuring. V8 compiles the summariser's hot functions only after
+ * some 30–120 calls and its time per call settles after ~150 (docs/benchmarks.md, session 11):
+ * a long-running agent sees the settled figure, so that is the one measured.
+ */
+const WARM_UP_SUMMARIES = 250;
+/** Commits per store before measuring (statement caches, page cache). */
 const WARM_UP_COMMITS = 30;
+
+/**
+ * A warning when the raw insert's time was mostly waiting for its fsync behind other processes'
+ * writes (its median several times its fastest calls): then every commit, whatever its own work,
+ * waits about as long, and the ratios to the raw insert shrink toward 1 and say little.
+ */
+function fsyncBoundNote(raw: readonly number[]): string | undefined {
+  const typical = median(raw);
+  const fastest = percentile(raw, 5);
+  if (typical <= 3 * fastest) return undefined;
+  return (
+    `the raw insert's median (${typical.toFixed(2)} ms) is ${(typical / fastest).toFixed(1)}× its fastest 5 % ` +
+    `(${fastest.toFixed(2)} ms): fsync waited on other writers, so the ratios to it understate completeTask's own cost`
+  );
+}
+
+/**
+ * Runs {@link WARM_UP_SUMMARIES} commits through `summarizer` on a scratch store (durability
+ * normal, removed afterwards), so that the measured commits meet the summariser's optimised code.
+ */
+async function warmUp(
+  summarizer: OfflineSummarizer,
+  taskAt: (i: number) => CompleteTaskInput,
+): Promise<void> {
+  const { dir, cleanup } = tempDir('hedgehop-bench-radial-warm-');
+  try {
+    const db = await openMemory(join(dir, 'warm.db'), { durability: 'normal', summarizer });
+    const radial = db.primary().radial;
+    for (let l = 0; l < LINES; l++) await radial.createLine(`line${l}`, `Line ${l}`, `Task domain ${l}`);
+    for (let i = 0; i < WARM_UP_SUMMARIES; i++) await radial.completeTask(taskAt(-1_000 - i));
+    await db.close();
+  } finally {
+    cleanup();
+  }
+}
 
 /**
  * Where the stores live: a fresh temporary folder, or `HEDGEHOP_BENCH_RADIAL_DIR`, kept
@@ -237,7 +295,7 @@ export const runRadial: BenchModule = async (options) => {
   const { log } = options;
   const largeNodes = options.quick ? 2_000 : 100_000;
   const smallNodes = 100;
-  const iterations = options.quick ? 15 : 60;
+  const iterations = 300;
   // `HEDGEHOP_BENCH_RADIAL=commit` measures completeTask only (no navigation, no origin).
   const commitOnly = process.env.HEDGEHOP_BENCH_RADIAL === 'commit';
   const run = Date.now().toString(36);
@@ -255,55 +313,59 @@ export const runRadial: BenchModule = async (options) => {
     const taskAt = (i: number): CompleteTaskInput =>
       syntheticTask(5_000_000 + i, `line${((i % LINES) + LINES) % LINES}`);
 
-    // Warm-up (statement caches, page cache, and the summariser's code: its first few dozen
-    // calls run 3–4× slower until the JIT has compiled it), not measured.
+    await warmUp(summarizer, taskAt);
     for (let i = 0; i < WARM_UP_COMMITS; i++) {
       await small.primary().radial.completeTask(taskAt(-1 - i));
       await large.primary().radial.completeTask(taskAt(-10 - i));
     }
 
+    // Each commit is paired with a raw insert of the same bytes right after it (the large
+    // store's commit with its own), and the ratio is the median of the per-pair ratios.
     log(`radial: completeTask, ${iterations} interleaved rounds`);
-    const summaryTexts: string[][] = [];
     const smallSamples: number[] = [];
     const largeSamples: number[] = [];
-    const rawSamples: number[] = [];
+    const rawSmall: number[] = [];
+    const rawLarge: number[] = [];
     const storageSmall: number[] = [];
     const storageLarge: number[] = [];
     for (let i = 0; i < iterations; i++) {
       const task = taskAt(i);
+      let texts: string[] = [];
       const [a] = await timeEach(1, async () => {
         const node = await small.primary().radial.completeTask(task);
-        summaryTexts[i] = [
+        texts = [
           node.summaries.origin,
           node.summaries.brief,
           node.summaries.summary,
           node.summaries.detailed,
         ];
       });
+      const [ra] = await timeEach(1, () => raw(task, `raw-${run}-${i}-a`, texts));
       const [b] = await timeEach(1, () => large.primary().radial.completeTask({ ...task }));
-      const [c] = await timeEach(1, () => raw(task, `raw-${run}-${i}`, summaryTexts[i] ?? []));
+      const [rb] = await timeEach(1, () => raw(task, `raw-${run}-${i}-b`, texts));
       const given = { ...task, summaries: cheapSummaries(task) };
       const [d] = await timeEach(1, () => small.primary().radial.completeTask(given));
       const [e] = await timeEach(1, () => large.primary().radial.completeTask(given));
       smallSamples.push(a ?? 0);
+      rawSmall.push(ra ?? 0);
       largeSamples.push(b ?? 0);
-      rawSamples.push(c ?? 0);
+      rawLarge.push(rb ?? 0);
       storageSmall.push(d ?? 0);
       storageLarge.push(e ?? 0);
     }
     const s = stats(smallSamples);
     const l = stats(largeSamples);
-    const r = stats(rawSamples);
+    const r = stats([...rawSmall, ...rawLarge]);
     const ss = stats(storageSmall);
     const sl = stats(storageLarge);
-    const row = (kase: string, value: number, baseline: number, note: string): BenchRow => ({
+    const row = (kase: string, value: number, baseline: number, ratio: number, note: string): BenchRow => ({
       bench: 'radial',
       case: kase,
       metric: 'median',
       value,
       unit: 'ms',
       baseline,
-      ratio: value / baseline,
+      ratio,
       note,
     });
     const commitRows: BenchRow[] = [
@@ -311,30 +373,50 @@ export const runRadial: BenchModule = async (options) => {
         `completeTask @${largeNodes} vs @${smallNodes} nodes`,
         l.p50,
         s.p50,
+        pairedRatio(largeSamples, smallSamples),
         'target ≤ 1.5×; offline summariser',
       ),
       row(
         `completeTask @${smallNodes} vs raw insert`,
         s.p50,
-        r.p50,
-        'target ≤ 3×; same bytes, WAL + synchronous=FULL',
+        median(rawSmall),
+        pairedRatio(smallSamples, rawSmall),
+        'target ≤ 3×; same bytes, WAL + synchronous=FULL; median of per-pair ratios',
       ),
-      row(`completeTask @${largeNodes} vs raw insert`, l.p50, r.p50, 'target ≤ 3×'),
+      row(
+        `completeTask @${largeNodes} vs raw insert`,
+        l.p50,
+        median(rawLarge),
+        pairedRatio(largeSamples, rawLarge),
+        'target ≤ 3×; median of per-pair ratios',
+      ),
       row(
         `storage only @${largeNodes} vs @${smallNodes}`,
         sl.p50,
         ss.p50,
+        pairedRatio(storageLarge, storageSmall),
         'summaries supplied: transaction + index + fsync',
       ),
-      row(`storage only @${smallNodes} vs raw insert`, ss.p50, r.p50, 'summaries supplied'),
+      row(
+        `storage only @${smallNodes} vs raw insert`,
+        ss.p50,
+        median(rawLarge),
+        pairedRatio(storageSmall, rawLarge),
+        'summaries supplied',
+      ),
       { bench: 'radial', case: `completeTask @${smallNodes}`, metric: 'p99', value: s.p99, unit: 'ms' },
       { bench: 'radial', case: `completeTask @${largeNodes}`, metric: 'p99', value: l.p99, unit: 'ms' },
       { bench: 'radial', case: 'raw insert', metric: 'p99', value: r.p99, unit: 'ms' },
     ];
     for (const entry of commitRows) log(`  ${describe(entry)}`);
     rows.push(...commitRows);
+    const fsyncBound = fsyncBoundNote([...rawSmall, ...rawLarge]);
+    if (fsyncBound !== undefined) {
+      log(`  note: ${fsyncBound}`);
+      notes.push(fsyncBound);
+    }
     notes.push(
-      `completeTask measured after ${WARM_UP_COMMITS} unmeasured commits per store (caches and the summariser's compiled code warm).`,
+      `completeTask measured after ${WARM_UP_SUMMARIES} unmeasured commits to a scratch store (the summariser's compiled code settled) and ${WARM_UP_COMMITS} per store (caches warm); each ratio to the raw insert is the median of per-pair ratios, every commit timed beside a raw insert of its bytes.`,
     );
     if (commitOnly) {
       await small.close();
@@ -374,6 +456,7 @@ export const runRadial: BenchModule = async (options) => {
           `navigate @${largeNodes}`,
           n.p50,
           median(navigate.baseline),
+          n.p50 / median(navigate.baseline),
           'baseline: searchIndex over the same rows',
         ),
         metric: 'p50',

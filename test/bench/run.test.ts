@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lineChart, shortNumber } from '../../bench/charts.js';
+import { pairedRatio } from '../../bench/harness.js';
 import { floorMatch } from '../../bench/raw-floor.js';
 import { formatBenchmarks, formatNumber, withSection, type BenchRun } from '../../bench/run.js';
 
@@ -79,6 +80,16 @@ describe('bench runner', () => {
     expect(svg).toContain('(log scale)');
     expect(shortNumber(1_000_000)).toBe('1M');
     expect(shortNumber(10_000)).toBe('10k');
+  });
+
+  it('takes the median of per-pair ratios, not the ratio of medians', () => {
+    // Pairs 4 and 5 ran under load (both halves slow), pair 3's subject alone: the ratio of the
+    // medians would be 20 / 1.
+    const subject = [2, 2, 20, 20, 20];
+    const baseline = [1, 1, 1, 10, 10];
+    expect(pairedRatio(subject, baseline)).toBe(2);
+    expect(pairedRatio([3, 1, 8], [1, 1, 2])).toBe(3);
+    expect(() => pairedRatio([1, 2], [1])).toThrow(/pairs/u);
   });
 
   it('quotes every query word for the floor’s FTS5 query', () => {
