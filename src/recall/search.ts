@@ -75,7 +75,7 @@ export async function searchIndexResolved(store: StoreSeam, options: SearchOptio
   const ranked = await rankInSnapshot(store, options, true);
   return ranked.flatMap((entry) =>
     entry.resolved
-      ? [{ hit: toLazyHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
+      ? [{ hit: toHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
       : [],
   );
 }
@@ -125,25 +125,11 @@ function clampLimit(limit: number | undefined): number {
   return Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)));
 }
 
-function toHit(doc: DocRow, ranked: { score: number; confidence: number }): SearchHit {
-  return {
-    rowid: doc.rowid,
-    layer: doc.layer,
-    ref: doc.ref,
-    part: doc.part,
-    agentId: doc.agentId,
-    lineId: doc.lineId,
-    sceneId: doc.sceneId,
-    topicId: doc.topicId,
-    createdAt: doc.createdAt,
-    score: ranked.score,
-    confidence: ranked.confidence,
-  };
-}
-
-/** {@link toHit} whose confidence is worked out when first read (recall reads it for the hits it returns only). */
-function toLazyHit(doc: DocRow, ranked: { score: number; readonly confidence: number }): SearchHit {
-  // Built whole, in toHit's key order (no copy of a finished hit per row).
+/**
+ * A hit of a ranked row. Its confidence is read from the ranking when first asked for: recall's
+ * rankings work it out lazily, for the hits they return only. Built whole (no copy per row).
+ */
+function toHit(doc: DocRow, ranked: { score: number; readonly confidence: number }): SearchHit {
   return {
     rowid: doc.rowid,
     layer: doc.layer,
