@@ -95,4 +95,19 @@ describe('turnForms: the other utterance of a turn', () => {
     ];
     expect(turnForms(statement, stems, Number.POSITIVE_INFINITY, 80, 300)[0]?.lines).toHaveLength(1);
   });
+
+  it('never renders a turn by its other utterance alone when what matched was a tool event', () => {
+    const lines: TurnLine[] = [
+      line('user: ', 'Fix it now, properly later.', false),
+      {
+        who: '[tool_result] ',
+        text: 'aws_sqs_queue.transcode_jobs: Modifications complete after 1s',
+        matched: true,
+        utterance: false,
+      },
+    ];
+    const forms = turnForms(lines, stemsOf('transcode jobs'), 600, 80);
+    expect(forms.length).toBeGreaterThan(0);
+    for (const form of forms) expect(form.lines.some((l) => l.startsWith('[tool_result] '))).toBe(true);
+  });
 });

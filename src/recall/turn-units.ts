@@ -244,7 +244,9 @@ export function turnForms(
     const kept = shown.filter(
       (s): s is { line: TurnLine; text: string } => s.text !== undefined && s.text.length > 0,
     );
-    if (kept.length === 0) return;
+    // A rendering shows what matched: one holding only the other utterance (a turn found by a
+    // tool event that no longer fits) would print a line the query never reached.
+    if (!kept.some((k) => k.line.matched)) return;
     const texts = kept.map((s) => `${s.line.who}${s.text}`);
     if (forms.some((f) => f.lines.join('\n') === texts.join('\n'))) return;
     const whole = kept.length === lines.length && kept.every((s) => s.text === s.line.text);
