@@ -22,7 +22,7 @@ import {
   type ContextForm,
 } from './context.js';
 import { queryCandidates } from './query.js';
-import { fitSpan, speakerLabel, stemsHeld } from './text-fit.js';
+import { fitSpan, mostStemsHeld, speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
@@ -191,15 +191,12 @@ function previewOf(item: Item, records: TurnRecords, stems: ReadonlySet<string>)
 
 /** `who: text` of the utterance holding most of the query's words (the first on a tie). */
 function bestUtterance(spoken: readonly ResolvedText[], stems: ReadonlySet<string>): string {
-  let best = spoken[0] as ResolvedText;
-  let bestCount = -1;
-  for (const record of spoken) {
-    const count = stemsHeld(record.text, stems);
-    if (count > bestCount) {
-      best = record;
-      bestCount = count;
-    }
-  }
+  const best = spoken[
+    mostStemsHeld(
+      spoken.map((record) => record.text),
+      stems,
+    )
+  ] as ResolvedText;
   const { who, text } = lineOf(best, false);
   return `${who}${text}`;
 }

@@ -23,6 +23,20 @@ export function stemsHeld(text: string, stems: ReadonlySet<string>): number {
   return held.size;
 }
 
+/** The index of the text holding most of `stems` (the first on a tie; 0 when `texts` is empty). */
+export function mostStemsHeld(texts: readonly string[], stems: ReadonlySet<string>): number {
+  let at = 0;
+  let most = -1;
+  for (const [i, text] of texts.entries()) {
+    const held = stemsHeld(text, stems);
+    if (held > most) {
+      at = i;
+      most = held;
+    }
+  }
+  return at;
+}
+
 // One recall compares many texts with the same set of query stems: its lookup is built once.
 const lookups = new WeakMap<ReadonlySet<string>, (token: string) => string | undefined>();
 

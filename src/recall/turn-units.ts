@@ -8,7 +8,7 @@
 import type { SearchHit } from '../core/model/recall.js';
 import type { ResolvedText } from '../store/recall-repo.js';
 import type { StoreTx } from '../store/seam.js';
-import { fitSpan, speakerLabel, stemsHeld } from './text-fit.js';
+import { fitSpan, mostStemsHeld, speakerLabel, stemsHeld } from './text-fit.js';
 
 /** One ranked record with its verbatim text. */
 export interface RankedItem {
@@ -106,7 +106,7 @@ export function turnUnits(
   records: TurnRecords,
   shownWhole: (item: RankedItem) => boolean,
   unread: () => void,
-  stems: ReadonlySet<string> = new Set(),
+  stems: ReadonlySet<string>,
 ): RecallUnit[] {
   return groups.map((group, index) => {
     const first = group.items[0] as RankedItem;
@@ -173,24 +173,16 @@ function turnLines(
     // the line that made the turn a hit, not an opening such as "Do it."
     const best = archive.find((m) => m.resolved.eventType === undefined && m.hit.confidence > 0);
     const found = best === undefined ? -1 : utterances.findIndex((u) => u.text === best.resolved.text.trim());
-    const at = found >= 0 ? found : mostHeld(utterances, stems);
+    const at =
+      found >= 0
+        ? found
+        : mostStemsHeld(
+            utterances.map((u) => u.text),
+            stems,
+          );
     if (utterances[at]) utterances[at] = { ...utterances[at], matched: true };
   }
   return [...utterances, ...events];
-}
-
-/** The index of the line holding most of `stems` (the first on a tie; 0 when there is none). */
-function mostHeld(lines: readonly TurnLine[], stems: ReadonlySet<string>): number {
-  let at = 0;
-  let most = -1;
-  for (const [i, line] of lines.entries()) {
-    const held = stemsHeld(line.text, stems);
-    if (held > most) {
-      at = i;
-      most = held;
-    }
-  }
-  return at;
 }
 
 /**
