@@ -1373,10 +1373,7 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
   let gist = '';
   if (summary.length > 0) {
     const first = oneLine(splitSentences(summary)[0] ?? summary);
-    // A cut gist must keep at least half of its sentence, or it says nothing.
-    const cut = cutGist(first, room);
-    gist =
-      codePointLength(first) <= room ? first : codePointLength(cut) * 2 >= codePointLength(first) ? cut : '';
+    gist = codePointLength(first) <= room ? first : (clauseGist(first, room) ?? '');
   } else {
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
@@ -1389,6 +1386,27 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
     }
   }
   return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
+}
+
+/** Where a sentence divides into clauses that each say something: `;`, a dash between spaces. */
+const CLAUSE_BREAK_RE = /\s*;\s+|\s+[—–]\s+/u;
+
+/**
+ * A gist of a sentence too long for `room`: its first clause (`;` or a spaced dash ends it) with
+ * `…` when that fits, else the sentence or its first clause cut at a word, keeping at least half
+ * of it (a cut that keeps less says nothing), else nothing.
+ */
+function clauseGist(sentence: string, room: number): string | undefined {
+  const clause = sentence.split(CLAUSE_BREAK_RE)[0]?.replace(/[\s,:]+$/u, '') ?? '';
+  const partial = clause.length > 0 && clause.length < sentence.length;
+  if (partial && codePointLength(clause) + 1 <= room && termSet(clause).size >= GIST_TERMS)
+    return `${clause}…`;
+  for (const text of partial ? [sentence, clause] : [sentence]) {
+    // A clause is cut short of `room` so that its `…` (the sentence goes on) always fits.
+    const cut = cutGist(text, text === clause ? room - 1 : room);
+    if (cut.length > 0 && codePointLength(cut) * 2 >= codePointLength(text)) return cut;
+  }
+  return undefined;
 }
 
 /** Content words a gist needs ("Found it." or "Done, thanks." say nothing on their own). */

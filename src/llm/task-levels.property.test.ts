@@ -342,6 +342,21 @@ describe('taskLevels: what a brief says first', () => {
     expect(codePointLength(brief)).toBeLessThanOrEqual(CAPS.brief);
   });
 
+  it("gives the origin a clause of the caller's summary when its first sentence is too long", () => {
+    const summary =
+      'Export job OOMKilled after soft-deleted rows tripled its size; rewrote it to stream; added a slow-export alert.';
+    const context = ['[assistant]', 'The export now streams rows through a cursor.'].join('\n');
+    const short = taskLevels({ ...task(context, 'Fix export OOM'), summary }, CAPS).origin;
+    expect(short).toBe('Fix export OOM — Export job OOMKilled after soft-deleted rows tripled its size…');
+    // Too long for its clause as well: the clause cut at a word, still marked as going on.
+    const long = taskLevels({ ...task(context, 'Fix the nightly export OOM'), summary }, CAPS).origin;
+    expect(long).toBe('Fix the nightly export OOM — Export job OOMKilled after soft-deleted rows…');
+    expect(codePointLength(long)).toBeLessThanOrEqual(CAPS.origin);
+    // A cut that would keep less than half of the clause says nothing: the label stands alone.
+    const crowded = 'Fix the nightly export OOM in production';
+    expect(taskLevels({ ...task(context, crowded), summary }, CAPS).origin).toBe(crowded);
+  });
+
   it('gives an origin gist only when the sentence says something', () => {
     const context = ['[assistant]', 'Found it.', 'Done, thanks.'].join('\n');
     const { origin } = taskLevels(task(context, 'Look at the disk alert'), CAPS);
