@@ -30,6 +30,7 @@ import {
   groupUnits,
   lineOf,
   readTurns,
+  recordKey,
   turnForms,
   turnOf,
   turnUnits,
@@ -159,14 +160,21 @@ async function catchUpEmbeddings(store: StoreSeam, embedder: Embedder): Promise<
  * next item takes its place.
  */
 function distinctHits(items: readonly Item[], limit: number, records: TurnRecords): Item[] {
-  const listed = new Set<number>();
+  // Archive records listed, by turn and content: a record that repeats a listed one of its turn
+  // word for word (an utterance appended and passed again when the turn closed) is left out.
+  const listed = new Set<string>();
+  const keyOf = (topicId: string, record: ResolvedText): string => `${topicId}\u0000${recordKey(record)}`;
   const out: Item[] = [];
   for (const item of items) {
     if (out.length >= limit) break;
     if (item.hit.layer === 'topic') {
       const spoken = (records.get(item.hit.ref) ?? []).filter((record) => record.eventType === undefined);
-      if (spoken.length > 0 && spoken.every((record) => listed.has(record.rowid))) continue;
-    } else if (item.hit.layer === 'archive') listed.add(item.resolved.rowid);
+      if (spoken.length > 0 && spoken.every((record) => listed.has(keyOf(item.hit.ref, record)))) continue;
+    } else if (item.hit.layer === 'archive' && item.hit.topicId !== null) {
+      const key = keyOf(item.hit.topicId, item.resolved);
+      if (listed.has(key)) continue;
+      listed.add(key);
+    }
     out.push(item);
   }
   return out;

@@ -26,6 +26,12 @@ export interface TurnLine {
   readonly matched: boolean;
   /** An utterance (input or output) rather than a tool event. */
   readonly utterance: boolean;
+  /**
+   * For an utterance of a user–agent dialogue: who said it by role (`user`, `agent`, …). Absent
+   * for events and in a transcript whose utterances name their speakers (people talking to each
+   * other: there the roles only say who spoke first).
+   */
+  readonly role?: string | undefined;
 }
 
 /** One unit of the context, ranked where its best record ranked. */
@@ -160,12 +166,29 @@ function turnLines(
   // A transcript whose every utterance opens with its speaker's name (`Caroline: …`) needs no role.
   const spoken = records.filter((r) => r.eventType === undefined);
   const named = spoken.length > 0 && spoken.every((r) => speakerLabel(r.text.trim()) !== undefined);
+  // A record repeating an earlier one of the turn word for word (an utterance appended while the
+  // turn ran and passed again when it closed) is shown once, matched when either copy is.
+  const seen = new Map<string, { list: TurnLine[]; at: number }>();
   for (const record of records) {
-    const confidence = ranked.get(record.rowid);
-    if (record.eventType !== undefined) {
-      if (confidence !== undefined && confidence > 0)
-        events.push({ ...lineOf(record, named), matched: true, utterance: false });
-    } else utterances.push({ ...lineOf(record, named), matched: whole.has(record.rowid), utterance: true });
+    const utterance = record.eventType === undefined;
+    // Only the tool events that were ranked and hold a word of the query are shown.
+    if (!utterance && !((ranked.get(record.rowid) ?? 0) > 0)) continue;
+    const line: TurnLine = {
+      ...lineOf(record, named),
+      matched: utterance ? whole.has(record.rowid) : true,
+      utterance,
+      role: utterance && !named ? record.role : undefined,
+    };
+    const key = recordKey(record);
+    const earlier = seen.get(key);
+    if (earlier) {
+      const held = earlier.list[earlier.at] as TurnLine;
+      if (line.matched && !held.matched) earlier.list[earlier.at] = { ...held, matched: true };
+      continue;
+    }
+    const list = line.utterance ? utterances : events;
+    seen.set(key, { list, at: list.length });
+    list.push(line);
   }
   if (!utterances.some((u) => u.matched) && events.length === 0) {
     // Its best-ranked utterance that holds a query word, else (a turn found by its topic row,
@@ -183,6 +206,14 @@ function turnLines(
     if (utterances[at]) utterances[at] = { ...utterances[at], matched: true };
   }
   return [...utterances, ...events];
+}
+
+/**
+ * What makes two records of a turn the same record for a reader: who wrote it (role, speaker or
+ * event type) and its text, trimmed.
+ */
+export function recordKey(record: ResolvedText): string {
+  return `${record.eventType ?? ''}\u0000${record.role ?? ''}\u0000${record.speaker ?? ''}\u0000${record.text.trim()}`;
 }
 
 /**
@@ -217,8 +248,13 @@ export function turnForms(
   answerChars = partnerChars,
 ): TurnForm[] {
   const forms: TurnForm[] = [];
-  // A turn whose shown utterance asks something keeps its answer's sentences nearest the query.
-  const asked = lines.some((line) => line.matched && line.utterance && line.text.includes('?'));
+  // A turn whose shown utterance asks something, or is the user's request that the agent
+  // answered, keeps its answer's sentences nearest the query.
+  const answered = lines.some((line) => line.utterance && line.role === 'agent');
+  const asked = lines.some(
+    (line) =>
+      line.matched && line.utterance && (line.text.includes('?') || (answered && line.role === 'user')),
+  );
   const add = (
     chosen: readonly TurnLine[],
     matchedChars: number,

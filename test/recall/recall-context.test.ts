@@ -109,6 +109,38 @@ describe('recall context', () => {
     expect(listed.map((hit) => hit.layer).sort()).toEqual(['archive', 'archive']);
   });
 
+  it('shows a turn whose utterances were appended and passed again on closing once, and lists them once', async () => {
+    const agent = db.primary();
+    const input = 'We are moving the staging database to pg-staging-2.internal on port 6432.';
+    const output = 'Noted: staging database is pg-staging-2.internal:6432; I updated .env.staging.';
+    await agent.search({ newScene: true, sceneName: 'ops review' });
+    await agent.appendArchive({ kind: 'utterance', role: 'user', content: input, createdAt: T0 });
+    await agent.appendArchive({ kind: 'utterance', role: 'agent', content: output, createdAt: T0 });
+    await agent.update({ input, output, createdAt: T0 });
+    const result = await agent.recall('staging database port', { budgetTokens: 400 });
+    expect(result.context).toBe(`[2024-03-14 09:00 · ops review]\nuser: ${input}\nagent: ${output}`);
+    const texts = result.hits.filter((hit) => hit.layer === 'archive').map((hit) => hit.preview);
+    expect(texts.sort()).toEqual([output, input].sort());
+  });
+
+  it("keeps the agent's answer to a request even when the answer repeats no word of the query", async () => {
+    const agent = db.primary();
+    await turns(agent, [
+      filler(0),
+      {
+        input: 'The healthcheck should also report the git sha.',
+        output:
+          'GET /healthz now includes "version" read from the BUILD_SHA env var set when the image is built.',
+        at: T0 + HOUR,
+      },
+      filler(1),
+    ]);
+    const { context } = await agent.recall('what does the healthcheck report?', { budgetTokens: 400 });
+    expect(context.split('\n\n')[0]).toBe(
+      '[2024-03-14 10:00 · ops review]\nuser: The healthcheck should also report the git sha.\nagent: GET /healthz now includes "version" read from the BUILD_SHA env var set when the image is built.',
+    );
+  });
+
   it('previews a long record by its whole sentences nearest the query', async () => {
     const agent = db.primary();
     const padding = Array.from({ length: 12 }, (_, i) => `Padding sentence ${i} talks about nothing much.`);
