@@ -97,6 +97,33 @@ describeEngines('ContextWindowManager', () => {
     await db.close();
   });
 
+  it('the detailed view lists each changed file and todo once, and a file its level left out in a section', async () => {
+    const { db } = await openTempMemory();
+    const context = db.primary().context;
+    await db.primary().radial.getOrCreateLine('ops', 'Operations', 'Jobs and alerts');
+    const files = ['src/export/run.ts', 'deploy/alerts/export.yaml'];
+    await context.commit(
+      task('ops', 'Stream the nightly export', {
+        fileChanges: files.map((path) => ({ path, changeType: 'modified' as const })),
+        todos: ["Backfill Tuesday's export"],
+      }),
+    );
+    const detailed = await context.loadNode('ops', 1, 3);
+    for (const needle of [...files, "Backfill Tuesday's export"])
+      expect(detailed.context.split(needle).length - 1, needle).toBe(1);
+    // Forty files do not fit the detailed level: the view's section lists them.
+    const many = Array.from({ length: 40 }, (_, i) => `src/generated/module-${i}/index.ts`);
+    await context.commit(
+      task('ops', 'Regenerate the clients', {
+        fileChanges: many.map((path) => ({ path, changeType: 'modified' as const })),
+      }),
+    );
+    const crowded = await context.loadNode('ops', 1, 3);
+    expect(crowded.context).toContain('--- changed files ---');
+    expect(crowded.context).toContain('- [modified] src/generated/module-19/index.ts');
+    await db.close();
+  });
+
   it('commit() records the task and loads it; statusReport follows the node, not the position', async () => {
     const { db } = await openTempMemory();
     await loadCorpus(db);

@@ -69,8 +69,11 @@ export function renderSession(input: SessionViewInput): string {
   if (level === 4) {
     out.push(fullView(node, input.fullContext ?? ''), ...environmentBlock(node));
   } else {
-    out.push(nodeTextAt(node, level));
-    if (level === 3) out.push(...stateBlocks(node), ...environmentBlock(node));
+    const text = nodeTextAt(node, level);
+    out.push(text);
+    // The detailed level lists what it can hold of the files and todos: a block repeats them only
+    // when the level (a model's, say) leaves one of them out.
+    if (level === 3) out.push(...stateBlocks(node, 20, text), ...environmentBlock(node));
   }
   out.push(...earlierBlock(input));
   return out.join('\n');
@@ -90,14 +93,16 @@ function fullView(node: RadialNode, fullContext: string): string {
   return out.join('\n');
 }
 
-function stateBlocks(node: RadialNode, maxFiles = 20): string[] {
+/** The changed files and open todos as view sections, each left out when `shown` holds all of its entries. */
+function stateBlocks(node: RadialNode, maxFiles = 20, shown = ''): string[] {
   const out: string[] = [];
-  if (node.state.fileChanges.length > 0) {
-    const lines = fileLines(node.state.fileChanges, maxFiles);
+  const { fileChanges, todos } = node.state;
+  if (fileChanges.length > 0 && !fileChanges.every((f) => shown.includes(f.path))) {
+    const lines = fileLines(fileChanges, maxFiles);
     out.push('', viewHeading(VIEW_SECTIONS.changedFiles), ...lines.map((l) => `- ${l}`));
   }
-  if (node.state.todos.length > 0)
-    out.push('', viewHeading(VIEW_SECTIONS.openTodos), ...node.state.todos.map((t) => `- [ ] ${t}`));
+  if (todos.length > 0 && !todos.every((t) => shown.includes(t.trim())))
+    out.push('', viewHeading(VIEW_SECTIONS.openTodos), ...todos.map((t) => `- [ ] ${t}`));
   return out;
 }
 
