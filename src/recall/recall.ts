@@ -1,3 +1,4 @@
+import { shownSceneName } from '../core/model/conversation.js';
 import { oneLine, truncateText } from '../core/text.js';
 import { parseInput } from '../core/validate.js';
 import type { Embedder } from '../llm/types.js';
@@ -411,7 +412,7 @@ async function sceneNames(
   const out = new Map<string, string>();
   ids.forEach((id, i) => {
     const name = scenes[i]?.name ?? '';
-    out.set(id, name === `session:${id}` ? '' : name);
+    out.set(id, shownSceneName({ id, name }));
   });
   return out;
 }

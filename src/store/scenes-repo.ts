@@ -13,6 +13,7 @@ import {
   type RawTopic,
 } from './conversation-rows.js';
 import {
+  defaultSceneName,
   type Scene,
   type Topic,
   type UtteranceRole,
@@ -164,7 +165,7 @@ export class ScenesRepo {
       .run(
         request.newSceneId,
         request.agentId,
-        request.sceneName ?? `session:${request.newSceneId}`,
+        request.sceneName ?? defaultSceneName(request.newSceneId),
         request.knowledgeId ?? null,
         request.now,
         request.now,

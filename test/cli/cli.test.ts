@@ -303,6 +303,28 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
     expect(noTurn.stderr).toMatch(/^hedgehop: INVALID_INPUT: .*no turn is open/);
   });
 
+  it('turn begin shows an unnamed scene by its id and leaves out earlier turns with nothing to show', () => {
+    const path = join(tempDir(), 'turns.db');
+    const begun = hopJson<{ scene: { id: string } }>(['turn', 'begin', '--file', path]);
+    hopJson([
+      'turn',
+      'end',
+      '--input',
+      'Which port does the exporter use?',
+      '--output',
+      'Port 9464.',
+      '--file',
+      path,
+    ]);
+    hopJson(['turn', 'begin', '--file', path]);
+    hopJson(['turn', 'end', '--input', 'Thanks!', '--output', 'You are welcome.', '--file', path]);
+    const run = hop(['turn', 'begin', '--file', path]);
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^opened turn tpc_[0-9a-f]+ in scene ${begun.scene.id}$`, 'u'));
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^ {2}earlier: .*exporter/u)]);
+  });
+
   it('imports a memory-server JSONL file and queries the knowledge graph', () => {
     const dir = tempDir();
     const path = join(dir, 'kg.db');

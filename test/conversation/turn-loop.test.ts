@@ -135,6 +135,21 @@ describeEngines('the turn loop', () => {
     await db.close();
   });
 
+  it('shows a scene its host did not name by its keywords alone, never by its id', async () => {
+    const db = await openMemory(freshMemoryPath());
+    const agent = db.primary();
+    const { scene } = await agent.search({ newScene: true });
+    await agent.update({
+      input: 'Why did the Kubernetes upgrade stall on the ingress controller?',
+      output: 'The ingress controller pinned an old API version; we bumped the Helm chart.',
+      createdAt: at(1),
+    });
+    const origin = await agent.radial.getOriginContext();
+    expect(origin).not.toContain(scene.id);
+    expect(origin).toMatch(/^Current scene: .*ingress controller/mu);
+    await db.close();
+  });
+
   it('starts a new scene on request and continues a named one', async () => {
     const { db } = await openTemp();
     const agent = db.primary();

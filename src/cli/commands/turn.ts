@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Agent } from '../../api/agent.js';
 import { HedgehopError } from '../../core/errors.js';
-import type { PlanNode, PlanState } from '../../core/model/conversation.js';
+import { shownSceneName, type PlanNode, type PlanState, type Scene } from '../../core/model/conversation.js';
 import { clip, defined, timestamp, wholeNumber, type RunCommand } from '../arguments.js';
 import { CommandContext } from '../command-context.js';
 import type { CliIO } from '../output.js';
@@ -76,14 +76,14 @@ function registerBegin(turn: Command, io: CliIO, run: RunCommand): void {
         );
         ctx.output(result, () =>
           [
-            `${result.resumed ? 'resumed' : 'opened'} turn ${result.turnId} in scene "${result.scene.name}" (${result.scene.id})`,
+            `${result.resumed ? 'resumed' : 'opened'} turn ${result.turnId} in ${sceneLabel(result.scene)}`,
             ...(result.profileBrief ? [`profile: ${result.profileBrief}`] : []),
             ...result.topics
+              .map((t) => [t.name, t.keywords.join(', '), t.outcome].filter(Boolean).join(' — '))
+              // A turn whose keywords are all filler ("Thanks!") has nothing to show.
+              .filter((said) => said.length > 0)
               .slice(-5)
-              .map(
-                (t) =>
-                  `  earlier: ${clip([t.name, t.keywords.join(', '), t.outcome].filter(Boolean).join(' — '), 90)}`,
-              ),
+              .map((said) => `  earlier: ${clip(said, 90)}`),
           ].join('\n'),
         );
       }),
@@ -254,4 +254,10 @@ export function registerTurn(program: Command, io: CliIO, run: RunCommand): void
   registerPlan(turn, io, run);
   registerEnd(turn, io, run);
   registerStatus(turn, io, run);
+}
+
+/** `scene "<name>" (<id>)`, or `scene <id>` when its host named none. */
+function sceneLabel(scene: Scene): string {
+  const name = shownSceneName(scene);
+  return name.length > 0 ? `scene "${name}" (${scene.id})` : `scene ${scene.id}`;
 }

@@ -183,6 +183,16 @@ export interface Scene {
   readonly lastUsedAt: number;
 }
 
+/** The name a scene gets when its host names none (`session:<scene id>`). */
+export function defaultSceneName(sceneId: string): string {
+  return `session:${sceneId}`;
+}
+
+/** The scene's name as people should read it, or '' when its host named none. */
+export function shownSceneName(scene: Pick<Scene, 'id' | 'name'>): string {
+  return scene.name === defaultSceneName(scene.id) ? '' : scene.name;
+}
+
 /** A topic: one turn (open or closed), or a group Dream fused from adjacent turns. */
 export interface Topic {
   readonly id: string;

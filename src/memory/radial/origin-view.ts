@@ -17,7 +17,7 @@ interface OriginInput {
   readonly budgetTokens: number;
   /** A last line (e.g. what to do next), counted in the budget. */
   readonly footer?: string | undefined;
-  /** The current scene's keywords, most used (then most recent) first: the conversation the agent is in. */
+  /** The current scene: its name as shown ('' when its host named none) and its keywords, most used (then most recent) first. */
   readonly scene?: { readonly name: string; readonly keywords: readonly string[] } | undefined;
 }
 
@@ -197,9 +197,10 @@ const SCENE_NAME_MAX = 24;
 function sceneLine(input: OriginInput): string {
   const keywords = input.scene?.keywords ?? [];
   if (input.scene === undefined || keywords.length === 0) return '';
+  // A scene its host did not name ('') is shown without one (its id says nothing to a reader).
   const name = oneLine(truncateText(oneLine(input.scene.name), SCENE_NAME_MAX));
   const limit = Math.floor(input.budgetTokens * SCENE_SHARE);
-  let text = `Current scene "${name}":`;
+  let text = name.length > 0 ? `Current scene "${name}":` : 'Current scene:';
   for (const keyword of keywords) {
     const next = `${text}${text.endsWith(':') ? ' ' : ', '}${oneLine(keyword)}`;
     if (countTokens(next) > limit) break;

@@ -6,6 +6,7 @@ import type { Awaitable, RadialRepository, StoreTx, WriteOptions } from '../../s
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../core/text-analysis.js';
+import { shownSceneName } from '../../core/model/conversation.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
 import { nodeTextAt } from './session-view.js';
@@ -581,7 +582,7 @@ async function currentSceneKeywords(
   const scene = await scenes.currentScene(agentId);
   if (!scene) return undefined;
   const surface = await scenes.surface(scene.id);
-  return { name: scene.name, keywords: rankSceneKeywords(surface.map((t) => t.keywords)) };
+  return { name: shownSceneName(scene), keywords: rankSceneKeywords(surface.map((t) => t.keywords)) };
 }
 
 /** Words that carry no subject of their own, beyond the stop-word lists. */
