@@ -84,6 +84,12 @@ describe('extractKeywords', () => {
       ['Ugh', 'during', 'every', 'not', 'plus', 're', 'wow'],
     ],
     [
+      "an agent's report words and JSON literals are no keywords",
+      'Noted: updated the staging config. Quick one: useTabs is true, strict is false.',
+      ['staging config', 'useTabs'],
+      ['Noted', 'updated', 'Quick', 'true', 'false'],
+    ],
+    [
       'greetings and contractions are no keywords',
       "Hi! Morning, I'll check. We've got it, thanks.",
       [],

@@ -52,7 +52,9 @@ const FILLERS: ReadonlySet<string> = new Set(
     'today tomorrow yesterday tonight now soon later earlier able else enough far ' +
     'sorry glad happy welcome so no worry wherever set sets bought brought sent found wrote ' +
     'ran built paid sat met began told became mostly mainly only simply exactly likely ' +
-    'nearly fully recently currently finally quickly directly especially clearly'
+    'nearly fully recently currently finally quickly directly especially clearly ' +
+    // An agent's report words ("Noted: …", "Updated: …", "Quick one: …") and JSON literals.
+    'noted updated added quick true false null undefined'
   ).split(' '),
 );
 
