@@ -572,15 +572,27 @@ function passesTime(doc: DocRow, options: SearchOptions): boolean {
   return true;
 }
 
-/** Rows of a scene that is relevant as a whole (several good hits) rank above stray hits. */
+/**
+ * The group whose relevance as a whole lifts a row: its scene, or its task line for a radial
+ * node, else the record alone. Every row has one, so that a memory with a single scene does not
+ * lift every conversation record above the tasks and knowledge that match the query better.
+ */
+function relevanceGroup(doc: DocRow): string {
+  if (doc.sceneId !== null) return `scene:${doc.sceneId}`;
+  if (doc.lineId !== null) return `line:${doc.lineId}`;
+  return `${doc.layer}:${doc.ref}`;
+}
+
+/** Rows of a scene (or line) that is relevant as a whole (several good hits) rank above stray hits. */
 function addSceneRelevance(byRowid: Map<number, Scored>, weights: RankWeights): void {
   if (weights.scene <= 0) return;
   const perScene = new Map<string, number[]>();
   for (const s of byRowid.values()) {
-    if (s.doc.sceneId === null || s.lexical <= 0) continue;
-    const list = perScene.get(s.doc.sceneId) ?? [];
+    if (s.lexical <= 0) continue;
+    const group = relevanceGroup(s.doc);
+    const list = perScene.get(group) ?? [];
     list.push(s.lexical);
-    perScene.set(s.doc.sceneId, list);
+    perScene.set(group, list);
   }
   const sceneScore = new Map<string, number>();
   let bestScene = 0;
@@ -593,10 +605,8 @@ function addSceneRelevance(byRowid: Map<number, Scored>, weights: RankWeights): 
     bestScene = Math.max(bestScene, value);
   }
   if (bestScene <= 0) return;
-  for (const s of byRowid.values()) {
-    if (s.doc.sceneId === null) continue;
-    s.score += weights.scene * ((sceneScore.get(s.doc.sceneId) ?? 0) / bestScene);
-  }
+  for (const s of byRowid.values())
+    s.score += weights.scene * ((sceneScore.get(relevanceGroup(s.doc)) ?? 0) / bestScene);
 }
 
 /** Newer rows win ties: a small prior decaying with age relative to the newest candidate. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
 import type { Agent } from '../../src/api/agent.js';
@@ -115,6 +116,58 @@ describeEngines('recall', () => {
     // The answer of the matching turn is still read with its question.
     expect(context).toContain('An RS256 key pair kept in Vault');
     for (const hit of hits) expect(hit.confidence).toBeGreaterThan(0);
+  });
+
+  it('does not rank a task below turns holding one word of the query because their scene is the only one', async () => {
+    const agent = db.primary();
+    const turns: [string, string][] = [
+      [
+        'We are moving the staging database to a new host, pg-staging-1 on port 5432.',
+        'Noted: staging DB is pg-staging-1:5432.',
+      ],
+      [
+        'Can you add a healthcheck endpoint to the API?',
+        'Added GET /healthz; it answers 503 when the DB ping fails.',
+      ],
+      [
+        'The CI pipeline takes 24 minutes, mostly the e2e job. Ideas?',
+        'Sharding the e2e suite across 4 runners should bring it to about 8 minutes.',
+      ],
+      ['ok do the sharding', 'Done: the last pipeline took 9m40s.'],
+      ['I prefer tabs over spaces in this repo.', 'Set useTabs in .prettierrc and reformatted 212 files.'],
+      [
+        'Quick one: what port does the metrics exporter use?',
+        'The exporter listens on 9464 (OpenTelemetry Prometheus default).',
+      ],
+      [
+        'Staging DB moved again, it is now pg-staging-2 port 6432 behind pgbouncer.',
+        'Updated: staging DB is pg-staging-2:6432.',
+      ],
+      ['Thanks!', 'You are welcome.'],
+      [
+        'The healthcheck should also report the git sha.',
+        'GET /healthz now includes the version from BUILD_SHA.',
+      ],
+      [
+        'Why did the e2e job flake yesterday?',
+        'Shard 3 timed out waiting for the checkout page: the test relied on a fixed 2s sleep.',
+      ],
+    ];
+    await converse(agent, [{ at: T0, turns }]);
+    await agent.radial.getOrCreateLine('ops', 'Operations', 'Jobs and alerts');
+    await agent.radial.completeTask({
+      lineId: 'ops',
+      taskLabel: 'Fix nightly export OOM',
+      fullContext: readFileSync(new URL('../fixtures/export-oom-transcript.txt', import.meta.url), 'utf8'),
+      conversationSummary:
+        'Export job OOMKilled after soft-deleted rows tripled its size; rewrote it to stream; added slow-export alert.',
+    });
+    const { hits } = await agent.recall('why did the export job get killed', { budgetTokens: 0 });
+    const task = hits.findIndex((hit) => hit.layer === 'radial');
+    // The turns that hold only "job" (the e2e flake, the CI pipeline) rank below the task that holds every word.
+    const jobOnly = hits.findIndex((hit) => hit.layer === 'archive' && /\bjob\b/u.test(hit.preview));
+    expect(task).toBeGreaterThanOrEqual(0);
+    expect(task).toBeLessThan(jobOnly);
   });
 
   it('finds Chinese and Japanese text with a CJK query', async () => {
