@@ -54,11 +54,48 @@ export interface NewNode {
   readonly fullBytes: number;
 }
 
-/** What the builder of a new node sees of its line, inside the write transaction. */
-export interface LineTip {
-  readonly nextSeq: number;
-  /** The line's newest node before this commit. */
-  readonly latestId: string | undefined;
+/**
+ * A node to commit as the new position 1 of its line. Its `extra` column is the engine's to
+ * write: `{}`, or `{"extendsNodeId":…}` naming the line's newest node before it when `extend` is
+ * set and the line has one (read under the line's lock, in the same transaction).
+ */
+export interface NodeCommit {
+  readonly node: Omit<NewNode, 'extra'>;
+  readonly index: readonly NodeIndexText[];
+  readonly extend: boolean;
+}
+
+/**
+ * What {@link RadialRepo.insertNode} wrote, or found written: a node with the same id already on
+ * the line (an earlier run of the same commit, whose reply was lost) is returned as it stands,
+ * with `existed` true, and nothing is written.
+ */
+export interface CommittedNode {
+  readonly seq: number;
+  readonly lineSeq: number;
+  readonly extendsNodeId: string | undefined;
+  readonly existed: boolean;
+}
+
+/** A committed node's `extra` column (the same text on both engines). */
+export const commitExtra = (extendsNodeId: string | undefined): string =>
+  extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId });
+
+/** The `extendsNodeId` a committed node's `extra` column names, if any. */
+export function extendsOf(extra: string): string | undefined {
+  try {
+    const parsed = JSON.parse(extra) as { extendsNodeId?: unknown } | null;
+    return typeof parsed?.extendsNodeId === 'string' ? parsed.extendsNodeId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `CONFLICT`: a commit's node id is already another line's (or agent's) node. */
+export function nodeIdTaken(nodeId: string): HedgehopError {
+  return new HedgehopError('CONFLICT', `id: node id ${nodeId} already exists in this file, on another line`, {
+    field: 'id',
+  });
 }
 
 /** A line to insert during an import. */
@@ -199,24 +236,35 @@ export class RadialRepo {
   // ---- nodes ------------------------------------------------------------------------------
 
   /**
-   * Commits one node in one transaction: reads the line's tip, lets `build` make the row from it
-   * (synchronously: nothing may be awaited here), inserts it at position 1 without touching
-   * older rows, advances the line, and writes the node's recall-index rows.
-   * `NOT_FOUND` (field `lineId`) when the line does not exist.
+   * Commits one node in one transaction: reads the line's tip, inserts the node at position 1
+   * without touching older rows, advances the line, and writes the node's recall-index rows.
+   * Keyed by the node's id: when the line already holds a node with that id, returns it
+   * (`existed`) and writes nothing. `NOT_FOUND` (field `lineId`) when the line does not exist;
+   * `CONFLICT` when the id is another line's or agent's node.
    */
-  insertNode(
-    agentId: number,
-    lineId: string,
-    build: (tip: LineTip) => { node: NewNode; index: readonly NodeIndexText[] },
-  ): { seq: number; lineSeq: number; tip: LineTip } {
+  insertNode(agentId: number, lineId: string, commit: NodeCommit): CommittedNode {
     return this.#engine.write('completeTask', () => {
       const line = this.#line(agentId, lineId);
       if (!line) throw lineNotFound(lineId);
+      const found = this.#engine
+        .statement('SELECT seq, agent_id, line_id, line_seq, extra FROM nodes WHERE id = ?')
+        .get(commit.node.id) as
+        | { seq: number; agent_id: number; line_id: string; line_seq: number; extra: string }
+        | undefined;
+      if (found) {
+        if (found.agent_id !== agentId || found.line_id !== lineId) throw nodeIdTaken(commit.node.id);
+        return {
+          seq: found.seq,
+          lineSeq: found.line_seq,
+          extendsNodeId: extendsOf(found.extra),
+          existed: true,
+        };
+      }
       const nextSeq = line.nodeCount + 1;
-      const tip: LineTip = { nextSeq, latestId: this.#idAtSeq(agentId, lineId, nextSeq - 1) };
-      const { node, index } = build(tip);
-      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, index);
-      return { seq, lineSeq: nextSeq, tip };
+      const extendsNodeId = commit.extend ? this.#idAtSeq(agentId, lineId, nextSeq - 1) : undefined;
+      const node: NewNode = { ...commit.node, extra: commitExtra(extendsNodeId) };
+      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, commit.index);
+      return { seq, lineSeq: nextSeq, extendsNodeId, existed: false };
     });
   }
 

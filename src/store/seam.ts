@@ -67,6 +67,14 @@ export interface WriteOptions {
    * COMMIT may have been applied. The SQLite engine ignores it.
    */
   readonly oneCall?: boolean;
+  /**
+   * Running the callback again is safe whatever became of an earlier run: its write is keyed
+   * (a node's id made by the caller), so a run that finds an earlier one's rows writes nothing
+   * and returns what they hold. An engine that talks to a server then runs it again after a lost
+   * connection even once its COMMIT was sent, instead of failing with "may or may not have been
+   * applied". The SQLite engine ignores it.
+   */
+  readonly idempotent?: boolean;
 }
 
 /** A callback run as one transaction. It must not call a model or an embedder (compute first). */

@@ -9,6 +9,7 @@ import { dreamSchema } from '../../src/store/pg/schema/dream.js';
 import { engramSchema } from '../../src/store/pg/schema/engram.js';
 import { writeFunctionsSchema } from '../../src/store/pg/schema/write-functions.js';
 import { turnOpenSchema } from '../../src/store/pg/schema/turn-open.js';
+import { nodeCommitSchema } from '../../src/store/pg/schema/node-commit.js';
 import type { PgQuery } from '../../src/store/pg/pg-query.js';
 import type { IndexDoc } from '../../src/store/index-repo.js';
 import type { IndexLayer } from '../../src/core/model/recall.js';
@@ -180,6 +181,7 @@ export class PgTestDb {
         ...dreamSchema,
         ...writeFunctionsSchema,
         ...turnOpenSchema,
+        ...nodeCommitSchema,
       ])
         await q.query(ddl);
     });

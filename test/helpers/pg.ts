@@ -8,6 +8,7 @@ import { indexSchema } from '../../src/store/pg/schema/index.js';
 import { knowledgeSchema } from '../../src/store/pg/schema/knowledge.js';
 import { radialSchema } from '../../src/store/pg/schema/radial.js';
 import { writeFunctionsSchema } from '../../src/store/pg/schema/write-functions.js';
+import { nodeCommitSchema } from '../../src/store/pg/schema/node-commit.js';
 
 /**
  * A PostgreSQL server for the repository tests: `HEDGEHOP_TEST_PG_URL` when set, else a
@@ -153,6 +154,7 @@ export async function openPgMemory(url: string): Promise<PgMemory> {
       ...radialSchema,
       ...knowledgeSchema,
       ...writeFunctionsSchema,
+      ...nodeCommitSchema,
     ]) {
       await db.query(statement);
     }

@@ -5,7 +5,8 @@
  * fails with a typed `IO`/`BUSY` HedgehopError carrying a hint, in bounded time; once it is back
  * the same handles (no reopen) and a client process succeed again, and every acknowledged write
  * is there exactly once. A write whose COMMIT reply was lost is reported as such and not retried
- * (no double); a read, or a write cut before anything ran, is run again on a fresh connection.
+ * (no double), unless it is keyed (a radial commit: run again, it finds its node and writes
+ * nothing); a read, or a write cut before anything ran, is run again on a fresh connection.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,20 +185,54 @@ describe.skipIf(skip !== undefined)(
       const copies = async (label: string): Promise<number> =>
         (await db.primary().radial.getLineHistory('cut')).filter((entry) => entry.taskLabel === label).length;
 
+      const lines = async (id: string): Promise<number> =>
+        (await db.primary().radial.listLines()).filter((line) => line.id === id).length;
+
       it('a write whose COMMIT reply was lost fails with IO saying so, is not retried, and is there once', async () => {
         const commitsBefore = proxy.commits;
         proxy.arm('commit-reply');
-        const error = await rejection(commit('lost reply'));
+        // createLine is not keyed by anything its caller made: run again, it would be refused.
+        const error = await rejection(db.primary().radial.createLine('lost', 'Lost', 'reply lost'));
         expect(proxy.cuts).toBe(1);
         expect(error.code).toBe('IO');
         expect(error.message).toContain(
           'was lost during COMMIT, so the write may or may not have been applied',
         );
-        expect(error.message).toContain('read it back before writing it again');
+        expect(error.message).toContain('it was not retried; read it back before writing it again');
         // One COMMIT went out: the engine did not run the write again on a fresh connection.
         expect(proxy.commits - commitsBefore).toBe(1);
         // The server had committed it: it is there, once; the same handle goes on writing.
-        expect(await copies('lost reply')).toBe(1);
+        expect(await lines('lost')).toBe(1);
+        await db.primary().radial.createLine('after-lost', 'After', 'written after the lost reply');
+        expect(await lines('after-lost')).toBe(1);
+      });
+
+      it('a radial commit whose COMMIT reply was lost is run again, finds its node and succeeds: the node is there once', async () => {
+        const commitsBefore = proxy.commits;
+        const cuts = proxy.cuts;
+        proxy.arm('commit-reply');
+        const node = await commit('lost reply');
+        expect(proxy.cuts).toBe(cuts + 1);
+        // The first run's COMMIT reached the server; the second run found its node and wrote nothing.
+        expect(proxy.commits - commitsBefore).toBe(2);
+        expect(node.taskLabel).toBe('lost reply');
+        const history = await db.primary().radial.getLineHistory('cut');
+        expect(
+          history.filter((entry) => entry.taskLabel === 'lost reply').map((entry) => entry.nodeId),
+        ).toEqual([node.id]);
+        expect(history.map((entry) => entry.position)).toEqual(history.map((_, i) => i + 1));
+        // extendTask too: the retry reports the node it extends, as the first run wrote it.
+        proxy.arm('commit-reply');
+        const extended = await db.primary().radial.extendTask({
+          lineId: 'cut',
+          taskLabel: 'lost reply, extended',
+          fullContext: 'more',
+          conversationSummary: 'more',
+        });
+        expect(proxy.cuts).toBe(cuts + 2);
+        expect(extended.extendsNodeId).toBe(node.id);
+        expect(await copies('lost reply, extended')).toBe(1);
+        expect((await db.primary().radial.getNode('cut', 1))?.extendsNodeId).toBe(node.id);
         await commit('after the lost reply');
         expect(await copies('after the lost reply')).toBe(1);
       });

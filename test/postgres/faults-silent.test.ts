@@ -2,9 +2,10 @@
  * Faults on PostgreSQL: a host that stops answering without closing anything (a network
  * partition: no reset, no FIN), played by the loopback proxy of cut-proxy.ts going silent. A call
  * in flight fails with a typed `IO` within the statement bound (`?query_timeout=`) and its retries,
- * never hangs; a write whose COMMIT may have reached the server says so and is not retried, one
- * that never reached it is not committed; nothing is doubled, and the same handle works again as
- * soon as the host answers again. Runs on a server of its own (its connections are cut).
+ * never hangs; a write whose COMMIT may have reached the server says so and is not retried (a
+ * radial commit, keyed by its node id, is: run again it finds its node), one that never reached
+ * it is not committed; nothing is doubled, and the same handle works again as soon as the host
+ * answers again. Runs on a server of its own (its connections are cut).
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -88,9 +89,10 @@ describe.skipIf(skip !== undefined)(
       expect(proxy.silent, 'the proxy went silent inside the write').toBe(true);
       expect(error.code).toBe('IO');
       expect(error.message).toMatch(HINT);
-      // The pool pipelines BEGIN with the write's first statement, so the silence swallows BEGIN's
-      // reply too: the write is run again on a fresh connection (safe: no COMMIT was ever sent),
-      // and those attempts, through the still silent host, are bounded like a read's.
+      // The pool pipelines BEGIN, the commit's one statement and its COMMIT together, so the
+      // silence swallows all their replies: the write, keyed by its node id, is run again on a
+      // fresh connection (safe whatever the server did), and those attempts, through the still
+      // silent host, are bounded like a read's.
       expect(ms).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 50);
       expect(ms).toBeLessThan(READ_BOUND_MS);
       proxy.resume();
@@ -102,9 +104,13 @@ describe.skipIf(skip !== undefined)(
     }, 60_000);
 
     it('a write whose COMMIT was sent is reported as maybe applied, not retried, and is there once', async () => {
+      const lines = async (id: string): Promise<number> =>
+        (await db.primary().radial.listLines()).filter((line) => line.id === id).length;
       const commitsBefore = proxy.commits;
       proxy.arm('commit-silent');
-      const { error, ms } = await timed(() => commit('silent commit'));
+      const { error, ms } = await timed(() =>
+        db.primary().radial.createLine('lost', 'Lost', 'silent commit'),
+      );
       expect(error.code).toBe('IO');
       expect(error.message).toContain('may or may not have been applied');
       expect(error.message).toContain('not retried');
@@ -113,9 +119,28 @@ describe.skipIf(skip !== undefined)(
       expect(proxy.commits - commitsBefore, 'one COMMIT went out: not run again').toBe(1);
       proxy.resume();
       // The server got the COMMIT and committed: the write is there, once.
-      expect(await copies('silent commit')).toBe(1);
+      expect(await lines('lost')).toBe(1);
       await commit('after the silent commit');
       expect(await copies('after the silent commit')).toBe(1);
+    }, 60_000);
+
+    it('a radial commit whose COMMIT was sent is run again once the host answers, and is there once', async () => {
+      const commitsBefore = proxy.commits;
+      proxy.arm('commit-silent');
+      const started = Date.now();
+      const pending = commit('silent commit');
+      // The first run's reply never comes (statement bound); its reruns wait for the host.
+      await sleep(QUERY_TIMEOUT_MS + 500);
+      expect(proxy.silent, 'the proxy went silent after the COMMIT').toBe(true);
+      proxy.resume();
+      const node = await pending;
+      expect(Date.now() - started).toBeLessThan(READ_BOUND_MS);
+      expect(node.taskLabel).toBe('silent commit');
+      expect(proxy.commits - commitsBefore, 'the first COMMIT, then the rerun that found the node').toBe(2);
+      const history = await db.primary().radial.getLineHistory('silent');
+      expect(
+        history.filter((entry) => entry.taskLabel === 'silent commit').map((entry) => entry.nodeId),
+      ).toEqual([node.id]);
     }, 60_000);
 
     it('a write while the host is silent from the start fails with IO in bounded time and lands nowhere', async () => {

@@ -19,6 +19,8 @@ async function refusal(promise: PromiseLike<unknown>): Promise<HedgehopError> {
 const FUNCTIONS = ['hh_index_put', 'hh_archive_write', 'hh_line_tip', 'hh_node_write'];
 /** Migration 9's functions. */
 const TURN_FUNCTIONS = ['hh_turn_open', 'hh_current_scene'];
+/** Migration 10's function. */
+const COMMIT_FUNCTIONS = ['hh_node_commit'];
 
 describe.skipIf(!PG_TEST_URL)(
   `PostgreSQL write functions (migration 7)${PG_SKIP_REASON ? ` (${PG_SKIP_REASON})` : ''}`,
@@ -44,7 +46,7 @@ describe.skipIf(!PG_TEST_URL)(
       });
       await first.close();
       // The memory as version 6 left it: no functions, version 6.
-      for (const name of [...FUNCTIONS, ...TURN_FUNCTIONS])
+      for (const name of [...COMMIT_FUNCTIONS, ...FUNCTIONS, ...TURN_FUNCTIONS])
         await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
       await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 6`);
 
@@ -55,7 +57,9 @@ describe.skipIf(!PG_TEST_URL)(
          WHERE n.nspname = $1 AND p.proname LIKE 'hh\\_%' ORDER BY 1`,
         [schema],
       );
-      expect(found.map((row) => row.name)).toEqual([...FUNCTIONS, ...TURN_FUNCTIONS].sort());
+      expect(found.map((row) => row.name)).toEqual(
+        [...FUNCTIONS, ...TURN_FUNCTIONS, ...COMMIT_FUNCTIONS].sort(),
+      );
       const again = db.primary();
       const next = await again.appendArchive({
         kind: 'utterance',
@@ -91,8 +95,9 @@ describe.skipIf(!PG_TEST_URL)(
       const opened = await first.primary().search({ newScene: true, sceneName: 'kept' });
       await first.primary().update({ input: 'walrus one', output: 'noted', createdAt: 1 });
       await first.close();
-      // The memory as version 8 left it: no turn-opening functions, version 8.
-      for (const name of TURN_FUNCTIONS) await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
+      // The memory as version 8 left it: no turn-opening or commit functions, version 8.
+      for (const name of [...TURN_FUNCTIONS, ...COMMIT_FUNCTIONS])
+        await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
       await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 8`);
 
       const db = await openMemory(url, { dream: { auto: false } });
@@ -110,6 +115,41 @@ describe.skipIf(!PG_TEST_URL)(
       await agent.update({ input: 'walrus two', output: 'noted', createdAt: 2 });
       const hits = await agent.searchArchive({ text: 'walrus' });
       expect(hits.map((hit) => hit.content).sort()).toEqual(['walrus one', 'walrus two']);
+      await db.close();
+    });
+
+    it('commit radial tasks through hh_node_commit once a memory written at version 9 migrates (migration 10)', async () => {
+      const url = freshPgUrl();
+      const schema = parsePgUrl(url).schema;
+      const first = await openMemory(url, { dream: { auto: false } });
+      await first.primary().radial.createLine('l', 'L', 'line');
+      const older = await first.primary().radial.completeTask({
+        lineId: 'l',
+        taskLabel: 'walrus first',
+        fullContext: 'x',
+        conversationSummary: 'y',
+      });
+      await first.close();
+      // The memory as version 9 left it: no hh_node_commit, version 9.
+      for (const name of COMMIT_FUNCTIONS) await pgAdmin(`DROP FUNCTION "${schema}".${name}`);
+      await pgAdmin(`UPDATE "${schema}".hedgehop_schema SET version = 9`);
+
+      const db = await openMemory(url, { dream: { auto: false } });
+      expect((await db.stats()).schemaVersion).toBe(PG_SCHEMA_VERSION);
+      const radial = db.primary().radial;
+      const node = await radial.extendTask({
+        lineId: 'l',
+        taskLabel: 'walrus second',
+        fullContext: 'x',
+        conversationSummary: 'y',
+      });
+      expect(node.extendsNodeId).toBe(older.id);
+      expect((await radial.getLineHistory('l')).map((entry) => [entry.position, entry.taskLabel])).toEqual([
+        [1, 'walrus second'],
+        [2, 'walrus first'],
+      ]);
+      expect((await radial.getNode('l', 1))?.extendsNodeId).toBe(older.id);
+      expect((await radial.navigate('walrus second'))?.node.id).toBe(node.id);
       await db.close();
     });
 

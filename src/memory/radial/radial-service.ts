@@ -1,7 +1,7 @@
 import { HedgehopError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import { backfillEmbeddings } from '../../recall/vectors.js';
-import type { LineOverview, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
+import type { LineOverview, NodeCommit, NodeRecord, SummaryColumns } from '../../store/radial-repo.js';
 import type { Awaitable, RadialRepository, StoreTx, WriteOptions } from '../../store/seam.js';
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
@@ -249,36 +249,31 @@ export class RadialService {
     const tier = tierOf(this.#ctx.summarizer, supplied, summaries);
     const id = newUuid();
     const createdAt = this.#ctx.clock.now();
-    let extendsNodeId: string | undefined;
-    await this.#write(
+    const entry: NodeCommit = {
+      node: {
+        id,
+        taskLabel: task.taskLabel,
+        createdAt,
+        conversationSummary: task.conversationSummary,
+        fileChanges: JSON.stringify(task.fileChanges),
+        todos: JSON.stringify(task.todos),
+        envSnapshot: JSON.stringify(task.envSnapshot),
+        history: '',
+        summaries: columns,
+        summariesState: computed.complete ? 'ready' : 'pending',
+        summariesTier: tier,
+        fullContext: task.fullContext,
+        fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
+      },
+      index: nodeIndexTexts(task, computed.complete && tier !== SummaryTier.offline ? summaries : undefined),
+      extend: options.extend,
+    };
+    // Keyed by `id`: an engine may run this write again after a lost connection (a second run
+    // finds the first's node and writes nothing), so a lost reply leaves the caller no doubt.
+    const { extendsNodeId } = await this.#write(
       'completeTask',
-      (repo) =>
-        repo.insertNode(this.#agentId, task.lineId, (tip) => {
-          extendsNodeId = options.extend ? tip.latestId : undefined;
-          return {
-            node: {
-              id,
-              taskLabel: task.taskLabel,
-              createdAt,
-              conversationSummary: task.conversationSummary,
-              fileChanges: JSON.stringify(task.fileChanges),
-              todos: JSON.stringify(task.todos),
-              envSnapshot: JSON.stringify(task.envSnapshot),
-              history: '',
-              summaries: columns,
-              summariesState: computed.complete ? 'ready' : 'pending',
-              summariesTier: tier,
-              extra: extendsNodeId === undefined ? '{}' : JSON.stringify({ extendsNodeId }),
-              fullContext: task.fullContext,
-              fullBytes: Buffer.byteLength(task.fullContext, 'utf8'),
-            },
-            index: nodeIndexTexts(
-              task,
-              computed.complete && tier !== SummaryTier.offline ? summaries : undefined,
-            ),
-          };
-        }),
-      { oneCall: true },
+      (repo) => repo.insertNode(this.#agentId, task.lineId, entry),
+      { oneCall: true, idempotent: true },
     );
     return {
       id,

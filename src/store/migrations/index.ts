@@ -8,6 +8,7 @@ import { v6KnowledgeSearch } from './006-knowledge-search.js';
 import { v7PgWriteFunctions } from './007-pg-write-functions.js';
 import { v8PgIndexPutCollation } from './008-pg-index-put-collation.js';
 import { v9PgTurnOpen } from './009-pg-turn-open.js';
+import { v10PgNodeCommit } from './010-pg-node-commit.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v7PgWriteFunctions,
   v8PgIndexPutCollation,
   v9PgTurnOpen,
+  v10PgNodeCommit,
 ];
 
 /** The schema version this build writes. */

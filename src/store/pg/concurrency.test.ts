@@ -42,12 +42,12 @@ describe.skipIf(reason !== '')(
                   createdAt: 1,
                   extra: '{}',
                 });
-                await repo.insertNode(1, 'shared', (tip) => ({
+                await repo.insertNode(1, 'shared', {
                   node: {
                     id: `w${w}-${i}`,
                     taskLabel: `writer ${w} task ${i}`,
-                    createdAt: tip.nextSeq,
-                    conversationSummary: `after ${tip.latestId ?? 'nothing'}`,
+                    createdAt: 1,
+                    conversationSummary: `writer ${w}`,
                     fileChanges: '[]',
                     todos: '[]',
                     envSnapshot: '{}',
@@ -55,12 +55,12 @@ describe.skipIf(reason !== '')(
                     summaries: { origin: null, brief: null, summary: null, detailed: null },
                     summariesState: 'pending',
                     summariesTier: 0,
-                    extra: '{}',
                     fullContext: `context ${w} ${i}`,
                     fullBytes: 12,
                   },
                   index: [{ part: 'label', text: `writer ${w} task ${i}` }],
-                }));
+                  extend: true,
+                });
                 // Every writer rewrites the same index row: the row lock orders them.
                 await new PgIndexRepo(db).upsert({
                   layer: 'profile',
@@ -79,10 +79,12 @@ describe.skipIf(reason !== '')(
         expect(nodes).toHaveLength(total);
         expect(nodes.map((n) => n.position)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
         expect(new Set(nodes.map((n) => n.id)).size).toBe(total);
-        // Each node saw the one committed just before it as the line's tip.
+        // Each node saw the one committed just before it as the line's tip (read on the server,
+        // under the line's lock, after any commit the lock waited for).
         const older = [...nodes].reverse();
         for (const [i, node] of older.entries()) {
-          expect(node.conversationSummary).toBe(`after ${i === 0 ? 'nothing' : older[i - 1]?.id}`);
+          const before = older[i - 1];
+          expect(node.extra).toBe(before ? JSON.stringify({ extendsNodeId: before.id }) : '{}');
         }
         const lines = await repo.listLines(1);
         expect(lines.map((l) => l.ord)).toEqual([1, 2, 3, 4]);

@@ -9,6 +9,7 @@ import { knowledgeSchema } from './schema/knowledge.js';
 import { knowledgeSearchSchema } from './schema/knowledge-search.js';
 import { radialSchema } from './schema/radial.js';
 import { indexPutCollationSchema } from './schema/index-put-collation.js';
+import { nodeCommitSchema } from './schema/node-commit.js';
 import { turnOpenSchema } from './schema/turn-open.js';
 import { writeFunctionsSchema } from './schema/write-functions.js';
 
@@ -43,6 +44,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 7, name: 'pg-write-functions', statements: writeFunctionsSchema },
   { version: 8, name: 'pg-index-put-collation', statements: indexPutCollationSchema },
   { version: 9, name: 'pg-turn-open', statements: turnOpenSchema },
+  { version: 10, name: 'pg-node-commit', statements: nodeCommitSchema },
 ];
 
 /** The schema version this build writes. */

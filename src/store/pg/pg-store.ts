@@ -26,7 +26,10 @@ export interface PgStoreOptions {
   readonly poolSize?: number;
 }
 
-/** How many times a read is run again after its connection was lost (a write never is, once sent). */
+/**
+ * How many times a call is run again after its connection was lost: a read, an idempotent write,
+ * or a write that failed before anything of it was sent (any other write never is, once sent).
+ */
 const CONNECTION_RETRIES = 3;
 const RETRY_DELAY_MS = 100;
 /** How long {@link PgStore.exists} waits to open its connection (it has no busy timeout to go by). */
@@ -185,7 +188,8 @@ class AttemptError extends Error {
  * rest), `SET LOCAL search_path` to the memory's schema, runs the callback and commits (or
  * rolls back when it throws); each `read` is a `REPEATABLE READ READ ONLY` snapshot. A read whose
  * connection drops is run again on a fresh one; a write only when the connection failed
- * before anything of it was sent, so a write is never doubled.
+ * before anything of it was sent, or when it is idempotent (keyed, so a second run finds the
+ * first's rows and writes nothing), so a write is never doubled.
  */
 export class PgStore implements StoreSeam {
   readonly target: PgTarget;
@@ -373,13 +377,19 @@ export class PgStore implements StoreSeam {
   /**
    * Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none.
    * With `oneCall`, the repository call's last statement carries COMMIT right behind it
-   * ({@link PgQuery.queryLast}): one round trip fewer, and never run again once sent.
+   * ({@link PgQuery.queryLast}): one round trip fewer, and never run again once sent, unless
+   * `idempotent` says a second run is safe (see {@link WriteOptions}).
    */
   write<T>(context: string, work: TxWork<T>, options: WriteOptions = {}): Promise<T> {
     if (!this.#closed && this.readOnly)
       return Promise.reject(new HedgehopError('READ_ONLY', `${context}: the memory is open read-only`));
     return this.#track(
-      this.#transaction(options.oneCall === true ? 'write-one-call' : 'write', context, seamWork(work)),
+      this.#transaction(
+        options.oneCall === true ? 'write-one-call' : 'write',
+        context,
+        seamWork(work),
+        options.idempotent === true,
+      ),
     );
   }
 
@@ -411,9 +421,10 @@ export class PgStore implements StoreSeam {
     kind: Run,
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
+    idempotent = false,
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#track(this.#run(kind, context, work, resolve)).then(resolve, reject);
+      this.#track(this.#run(kind, context, work, resolve, idempotent)).then(resolve, reject);
     });
   }
 
@@ -422,32 +433,41 @@ export class PgStore implements StoreSeam {
     context: string,
     work: (db: PgQuery, isLive: () => boolean) => Promise<T>,
     deliver: (value: T) => void,
+    idempotent: boolean,
   ): Promise<T> {
     this.assertOpen(context);
+    // Set once an attempt lost its connection after its COMMIT was sent: from then on, a failure
+    // leaves the write's fate unknown, whatever the later attempts' errors say.
+    let doubt = false;
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#keepLock(context);
         return await this.#attempt(kind, context, work, deliver);
       } catch (error) {
         const failure = error instanceof AttemptError ? error : new AttemptError('begin', error);
+        const lost = isConnectionError(failure.original);
+        if (lost && failure.stage === 'commit' && kind !== 'read') doubt = true;
         const retry =
-          isConnectionError(failure.original) &&
+          lost &&
           attempt < CONNECTION_RETRIES &&
           !this.#closed &&
-          (kind === 'read' || failure.stage === 'begin');
-        if (!retry) throw this.#wrap(failure, context);
+          (kind === 'read' || failure.stage === 'begin' || idempotent);
+        if (!retry) throw this.#wrap(failure, context, doubt, attempt + 1);
         await sleep(RETRY_DELAY_MS * (attempt + 1));
       }
     }
   }
 
-  #wrap(failure: AttemptError, context: string): HedgehopError {
+  #wrap(failure: AttemptError, context: string, doubt: boolean, attempts: number): HedgehopError {
     const wrapped = wrapPgError(failure.original, context, this.path);
-    if (failure.stage !== 'commit' || wrapped.code !== 'IO' || !isConnectionError(failure.original))
-      return wrapped;
+    if (!doubt) return wrapped;
+    const tried =
+      attempts === 1
+        ? 'it was not retried'
+        : `it was run ${attempts} times, the last failing with: ${wrapped.message}`;
     return new HedgehopError(
       'IO',
-      `${context}: the connection to ${this.path} was lost during COMMIT, so the write may or may not have been applied (it was not retried; read it back before writing it again)`,
+      `${context}: the connection to ${this.path} was lost during COMMIT, so the write may or may not have been applied (${tried}; read it back before writing it again)`,
       { cause: failure.original },
     );
   }

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeIndexText } from '../../core/index-text.js';
-import type { NewNode } from '../radial-repo.js';
+import type { NewNode, NodeCommit } from '../radial-repo.js';
 import type { Awaitable } from '../seam.js';
 import { openPair, type EnginePair, type Repos } from '../../../test/helpers/pg-pair.js';
 import { startPgServer, type PgServer } from '../../../test/helpers/pg.js';
@@ -78,14 +78,17 @@ describe.skipIf(reason !== '')('PgRadialRepo gives what RadialRepo gives', () =>
     return sqlite;
   }
 
+  function commitOf(id: string, i: number, context: string, extend = false): NodeCommit {
+    const { extra: _extra, ...node } = newNode(id, i, context);
+    return { node, index: indexOf(newNode(id, i, context)), extend };
+  }
+
   async function addNodes(lineId: string, contexts: readonly string[], prefix = lineId): Promise<void> {
     for (const [i, context] of contexts.entries()) {
-      await same((r) =>
-        r.radial.insertNode(1, lineId, (tip) => {
-          const node = newNode(`${prefix}-n${tip.nextSeq}`, i, context);
-          return { node, index: indexOf(node) };
-        }),
+      const committed = await same((r) =>
+        r.radial.insertNode(1, lineId, commitOf(`${prefix}-n${i + 1}`, i, context)),
       );
+      expect(committed).toMatchObject({ lineSeq: i + 1, existed: false, extendsNodeId: undefined });
     }
   }
 
@@ -104,11 +107,7 @@ describe.skipIf(reason !== '')('PgRadialRepo gives what RadialRepo gives', () =>
   it('nodes newest first, positions, paging and byte-exact full contexts', async () => {
     await same((r) => r.radial.createLine(1, line('a')));
     await addNodes('a', AWKWARD);
-    const missing = await same((r) =>
-      r.radial.insertNode(1, 'nope', () => {
-        throw new Error('never built');
-      }),
-    );
+    const missing = await same((r) => r.radial.insertNode(1, 'nope', commitOf('nope-n1', 0, 'x')));
     expect(missing).toMatchObject({ error: { code: 'NOT_FOUND' } });
     for (const position of [0, 1, 2, AWKWARD.length, AWKWARD.length + 1, -1]) {
       await same((r) => r.radial.nodeAt(1, 'a', position));
@@ -131,6 +130,38 @@ describe.skipIf(reason !== '')('PgRadialRepo gives what RadialRepo gives', () =>
       expect(full).toBe(text);
     }
     expect(await same((r) => r.radial.fullContext(2, 'a-n1'))).toBeUndefined();
+  });
+
+  it('a commit is keyed by its node id: run again it returns the node and writes nothing; extend names the tip', async () => {
+    await same((r) => r.radial.createLine(1, line('a')));
+    await same((r) => r.radial.createLine(1, line('b')));
+    await addNodes('a', ['one', 'two']);
+    const extended = await same((r) => r.radial.insertNode(1, 'a', commitOf('a-x', 2, 'three', true)));
+    expect(extended).toMatchObject({ lineSeq: 3, extendsNodeId: 'a-n2', existed: false });
+    // The same commit again (a retry after a lost reply), even asking for no extension: the node as written.
+    const again = await same((r) => r.radial.insertNode(1, 'a', commitOf('a-x', 9, 'other', false)));
+    expect(again).toEqual({ ...extended, existed: true });
+    const first = await same((r) => r.radial.insertNode(1, 'b', commitOf('b-1', 0, 'first', true)));
+    expect(first).toMatchObject({ lineSeq: 1, extendsNodeId: undefined, existed: false });
+    const onAnotherLine = await same((r) => r.radial.insertNode(1, 'b', commitOf('a-x', 0, 'x')));
+    expect(onAnotherLine).toMatchObject({ error: { code: 'CONFLICT' } });
+    const ofAnotherAgent = await same((r) => r.radial.insertNode(2, 'a', commitOf('a-x', 0, 'x')));
+    expect(ofAnotherAgent).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    await same((r) => r.radial.createLine(2, line('a')));
+    expect(await same((r) => r.radial.insertNode(2, 'a', commitOf('a-x', 0, 'x')))).toMatchObject({
+      error: { code: 'CONFLICT' },
+    });
+    await same((r) => r.radial.counts(1));
+    await same((r) => r.radial.counts(2));
+    const nodes = await same((r) => r.radial.lineNodes(1, 'a', { limit: 10 }));
+    expect(nodes.map((n) => [n.id, n.extra])).toEqual([
+      ['a-x', '{"extendsNodeId":"a-n2"}'],
+      ['a-n2', '{}'],
+      ['a-n1', '{}'],
+    ]);
+    expect(await same((r) => r.radial.fullContext(1, 'a-x'))).toBe('three');
+    const docs = await pair.both(async (r) => (await r.recall.recent({ agentId: 1 }, 100)).length);
+    expect(docs.pg).toBe(docs.sqlite);
   });
 
   it('a lone surrogate is stored as SQLite stores it (its three bytes, each read back as U+FFFD)', async () => {

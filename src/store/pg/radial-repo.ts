@@ -1,14 +1,17 @@
 import { HedgehopError } from '../../core/errors.js';
 import type { NodeIndexText } from '../../core/index-text.js';
-import type {
-  ImportBatch,
-  LineOverview,
-  LineRecord,
-  LineTip,
-  NewLine,
-  NewNode,
-  NodeRecord,
-  SummaryColumns,
+import {
+  extendsOf,
+  nodeIdTaken,
+  type CommittedNode,
+  type ImportBatch,
+  type LineOverview,
+  type LineRecord,
+  type NewLine,
+  type NewNode,
+  type NodeCommit,
+  type NodeRecord,
+  type SummaryColumns,
 } from '../radial-repo.js';
 import {
   LINE_COLUMNS,
@@ -200,33 +203,66 @@ export class PgRadialRepo implements RadialRepository {
   // ---- nodes ------------------------------------------------------------------------------
 
   /**
-   * Commits one node: locks the line's row and reads its tip, lets `build` make the row from it
-   * (synchronously), inserts it at position 1 without touching older rows, advances the line,
-   * and writes the node's recall-index rows. `NOT_FOUND` (field `lineId`) when the line does
-   * not exist. Must run inside a write.
+   * Commits one node in one statement (`hh_node_commit`, src/store/pg/schema/node-commit.ts): the
+   * line's row locked and its tip read, the node inserted at position 1 without touching older
+   * rows, the line advanced and the node's index rows written, all on the server. Keyed by the
+   * node's id: a node already on the line with that id is returned (`existed`) and nothing is
+   * written, so the commit may be run again after a lost reply. The statement ends the call
+   * and may carry the transaction's COMMIT. `NOT_FOUND` (field `lineId`) when the line does not
+   * exist; `CONFLICT` when the id is another line's node. Must run inside a write.
    */
-  async insertNode(
-    agentId: number,
-    lineId: string,
-    build: (tip: LineTip) => { node: NewNode; index: readonly NodeIndexText[] },
-  ): Promise<{ seq: number; lineSeq: number; tip: LineTip }> {
-    const current = await first<{ o_next_seq: unknown; o_latest_id: string | null }>(
+  async insertNode(agentId: number, lineId: string, commit: NodeCommit): Promise<CommittedNode> {
+    const { node: newNode, index } = commit;
+    const parts = index.filter((doc) => doc.text.length > 0);
+    const texts = parts.map((doc) => indexText(doc.text));
+    const row = await lastFirst<{
+      o_status: string;
+      o_seq: unknown;
+      o_line_seq: unknown;
+      o_extra: string | null;
+    }>(
       this.#db,
-      'SELECT * FROM hh_line_tip($1, $2)',
-      [agentId, lineId],
+      `SELECT * FROM hh_node_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+         $18, $19, $20::text[], $21::text[], $22::integer[], $23::text[])`,
+      [
+        newNode.id,
+        agentId,
+        lineId,
+        commit.extend,
+        newNode.taskLabel,
+        newNode.createdAt,
+        newNode.conversationSummary,
+        newNode.fileChanges,
+        newNode.todos,
+        newNode.envSnapshot,
+        newNode.history,
+        derivedText(newNode.summaries.origin),
+        derivedText(newNode.summaries.brief),
+        derivedText(newNode.summaries.summary),
+        derivedText(newNode.summaries.detailed),
+        newNode.summariesState,
+        newNode.summariesTier,
+        newNode.fullBytes,
+        utf8(newNode.fullContext),
+        parts.map((doc) => doc.part),
+        texts.map((text) => text.vector),
+        texts.map((text) => text.length),
+        texts.map((text) => text.heavy),
+      ],
     );
-    if (!current) throw lineNotFound(lineId);
-    const nextSeq = int(current.o_next_seq);
-    const tip: LineTip = { nextSeq, latestId: current.o_latest_id ?? undefined };
-    const built = build(tip);
-    // The node's statement ends the call, and may carry the transaction's COMMIT.
-    const seq = await this.#insertNodeRow(agentId, lineId, nextSeq, built.node, built.index, true);
-    return { seq, lineSeq: nextSeq, tip };
+    if (row?.o_status === 'no-line') throw lineNotFound(lineId);
+    if (row?.o_status === 'taken') throw nodeIdTaken(newNode.id);
+    return {
+      seq: int(row?.o_seq),
+      lineSeq: int(row?.o_line_seq),
+      extendsNodeId: extendsOf(row?.o_extra ?? '{}'),
+      existed: row?.o_status === 'existed',
+    };
   }
 
   /**
-   * The node row, the line advanced past it and its index rows, in one statement
-   * (`hh_node_write`, src/store/pg/schema/write-functions.ts); the caller holds the line's lock.
+   * An imported node row, the line advanced past it and its index rows, in one statement
+   * (`hh_node_write`, src/store/pg/schema/write-functions.ts); the caller holds the agent's line lock.
    */
   async #insertNodeRow(
     agentId: number,
@@ -234,11 +270,10 @@ export class PgRadialRepo implements RadialRepository {
     lineSeq: number,
     newNode: NewNode,
     index: readonly NodeIndexText[],
-    last = false,
   ): Promise<number> {
     const parts = index.filter((doc) => doc.text.length > 0);
     const texts = parts.map((doc) => indexText(doc.text));
-    const inserted = await (last ? lastFirst : first)<{ seq: unknown }>(
+    const inserted = await first<{ seq: unknown }>(
       this.#db,
       `SELECT hh_node_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
          $19, $20, $21::text[], $22::text[], $23::integer[], $24::text[]) AS seq`,

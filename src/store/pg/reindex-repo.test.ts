@@ -67,7 +67,7 @@ describe.skipIf(reason !== '')('PgReindexRepo gives what ReindexRepo gives', () 
        VALUES ('k1', 'g', 'Ana', 'person', 'c', '["x"]', '["o1","o2"]', 3, 3)`,
     );
     await r.radial.createLine(1, { id: 'l', name: 'L', description: '', createdAt: 1, extra: '{}' });
-    await r.radial.insertNode(1, 'l', () => ({
+    await r.radial.insertNode(1, 'l', {
       node: {
         id: 'n1',
         taskLabel: 'label',
@@ -80,12 +80,12 @@ describe.skipIf(reason !== '')('PgReindexRepo gives what ReindexRepo gives', () 
         summaries: { origin: 'o', brief: null, summary: null, detailed: null },
         summariesState: 'pending',
         summariesTier: 0,
-        extra: '{}',
         fullContext: 'full \u0000 context 東京',
         fullBytes: 20,
       },
       index: [{ part: 'full', text: 'full context deploy' }],
-    }));
+      extend: false,
+    });
     await r.index.upsert({ layer: 'archive', ref: '1', agentId: 1, createdAt: 10, text: 'hello deploy' });
   }
 
