@@ -87,6 +87,21 @@ describe.skipIf(skip !== undefined)('web UI in Chromium: scenes, knowledge, engr
     expect(await page.textContent('[data-testid=dreams] > li:first-child table')).toContain('engram');
   });
 
+  it('names a scene its host did not name "Unnamed scene", never by its internal name', async () => {
+    const agent = db.primary();
+    const { scene } = await agent.search({ newScene: true });
+    await agent.update({
+      input: 'Which port does the exporter use?',
+      output: 'Port 9464.',
+      createdAt: Date.now(),
+    });
+    await page.goto(`${server.url}/#/scenes`);
+    await page.waitForSelector('button.scene');
+    const names = await page.locator('button.scene strong').allTextContents();
+    expect(names).toContain(`Unnamed scene ${scene.id.slice(0, 12)}`);
+    expect(names.join(' ')).not.toContain('session:');
+  });
+
   it('loaded without page errors', () => {
     expect(errors).toEqual([]);
   });

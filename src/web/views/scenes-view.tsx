@@ -103,7 +103,7 @@ function Timeline(props: { readonly agent: string; readonly sceneId: string; rea
   const { topics, openTurnId } = state.data;
   return (
     <div>
-      <h2>{state.data.scene?.name}</h2>
+      <h2>{state.data.scene ? sceneTitle(state.data.scene) : undefined}</h2>
       {openTurnId ? (
         <>
           <p class="meta">A turn is open in this scene ({openTurnId}).</p>
@@ -144,7 +144,7 @@ export function ScenesView({ agent, refresh }: { readonly agent: string; readonl
                 aria-pressed={scene.id === chosen}
                 onClick={() => setSceneId(scene.id)}
               >
-                <strong>{scene.name}</strong>
+                <strong>{sceneTitle(scene)}</strong>
                 <span class="meta">
                   {' '}
                   {scene.turnSeq} turns · <When ms={scene.lastUsedAt} />
@@ -160,4 +160,12 @@ export function ScenesView({ agent, refresh }: { readonly agent: string; readonl
       </section>
     </div>
   );
+}
+
+/**
+ * A scene's name as people read it: a scene its host did not name carries the API's default
+ * name `session:<id>`, shown as "Unnamed scene" with the start of its id.
+ */
+function sceneTitle(scene: Pick<Scene, 'id' | 'name'>): string {
+  return scene.name === `session:${scene.id}` ? `Unnamed scene ${scene.id.slice(0, 12)}` : scene.name;
 }
