@@ -425,7 +425,7 @@ export class KnowledgeRepo {
       result.updated.push(node.id);
       return;
     }
-    this.#engine
+    const inserted = this.#engine
       .statement(
         `INSERT INTO kg_nodes (id, graph_id, title, type, content, keywords, observations, source_ref, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -442,11 +442,12 @@ export class KnowledgeRepo {
         chunk.now,
         chunk.now,
       );
-    this.#indexNode(node.id, node.title, fields, chunk.now, false);
+    this.#indexNode(Number(inserted.lastInsertRowid), node.id, node.title, fields, chunk.now, false);
     result.created.push(node.id);
   }
 
   #updateNodeFields(existing: KnowledgeNode, fields: KnowledgeNodeFields, now: number): void {
+    // Not `UPDATE … RETURNING seq`: that statement opens a statement savepoint too (see #indexText).
     this.#engine
       .statement(
         `UPDATE kg_nodes SET type = ?, content = ?, keywords = ?, observations = ?, source_ref = ?, updated_at = ?
@@ -461,35 +462,54 @@ export class KnowledgeRepo {
         now,
         existing.id,
       );
-    this.#indexNode(existing.id, existing.title, fields, existing.createdAt, true);
+    const seq = this.#seqOf(existing.id);
+    if (seq !== undefined)
+      this.#indexNode(seq, existing.id, existing.title, fields, existing.createdAt, true);
   }
 
-  /** Writes the node's row of the substring index, replacing the one it had. */
-  #indexText(id: string, title: string, fields: KnowledgeNodeFields, replacing: boolean): void {
-    if (replacing) this.#unindexText(id);
+  /** The node's insertion rank, which is also its rowid in the substring index. */
+  #seqOf(id: string): number | undefined {
+    return this.#engine.statement('SELECT seq FROM kg_nodes WHERE id = ?').pluck().get(id) as
+      | number
+      | undefined;
+  }
+
+  /**
+   * Writes the node's row of the substring index, replacing the one it had. The rowid is bound
+   * as a value, never read by an `INSERT … SELECT`: such a statement opens a statement
+   * savepoint, and FTS5 writes every row it holds in memory for any of the transaction's FTS5
+   * tables to a new segment at each savepoint, so a chunk of ten nodes left ten one-row
+   * segments in both indexes, and every later query looked each term up in every segment.
+   */
+  #indexText(seq: number, title: string, fields: KnowledgeNodeFields, replacing: boolean): void {
+    if (replacing) this.#unindexSeq(seq);
     this.#engine
       .statement(
         `INSERT INTO ${KNOWLEDGE_TEXT_TABLE} (rowid, title, type, content, keywords, observations)
-         SELECT seq, ?, ?, ?, ?, ? FROM kg_nodes WHERE id = ?`,
+         VALUES (?, ?, ?, ?, ?, ?)`,
       )
-      .run(...knowledgeTextColumns(title, fields), id);
+      .run(seq, ...knowledgeTextColumns(title, fields));
   }
 
   /** Removes the node's row of the substring index (before the node row goes). */
   #unindexText(id: string): void {
-    this.#engine
-      .statement(`DELETE FROM ${KNOWLEDGE_TEXT_TABLE} WHERE rowid = (SELECT seq FROM kg_nodes WHERE id = ?)`)
-      .run(id);
+    const seq = this.#seqOf(id);
+    if (seq !== undefined) this.#unindexSeq(seq);
+  }
+
+  #unindexSeq(seq: number): void {
+    this.#engine.statement(`DELETE FROM ${KNOWLEDGE_TEXT_TABLE} WHERE rowid = ?`).run(seq);
   }
 
   #indexNode(
+    seq: number,
     id: string,
     title: string,
     fields: KnowledgeNodeFields,
     createdAt: number,
     replacing: boolean,
   ): void {
-    this.#indexText(id, title, fields, replacing);
+    this.#indexText(seq, title, fields, replacing);
     this.#index.upsert({
       layer: 'knowledge',
       ref: id,
