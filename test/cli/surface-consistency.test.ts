@@ -177,6 +177,11 @@ describe('CLI consistency', { timeout: 180_000 }, () => {
         /hint: list the line's tasks/u,
       ],
       [
+        ['load', '--line', 'nope', '--file', file],
+        /NOT_FOUND: --line: no line 'nope'/u,
+        /hint: .*list the lines with '(npx )?hedgehop lines'/u,
+      ],
+      [
         ['eval', 'locomo', '--data', join(dir, 'none.json')],
         /NOT_FOUND: LoCoMo data not found/u,
         /hint: check the path/u,

@@ -254,7 +254,8 @@ async function loadResult(
   options: LoadCliOptions,
 ): Promise<LoadResult> {
   return ctx.withMemory(async (db) => {
-    const context = (await ctx.agent(db)).context;
+    const agent = await ctx.agent(db);
+    const context = agent.context;
     if (query === undefined) {
       if (options.line === undefined) {
         throw new HedgehopError('INVALID_INPUT', 'load: give a query, or --line (with --position)', {
@@ -265,6 +266,10 @@ async function loadResult(
       const level = detailLevel('level', options.level ?? 'summary') as number;
       const result = await context.loadNode(options.line, position, level as 0 | 1 | 2 | 3 | 4);
       if (result.status === 'not_found') {
+        if ((await agent.radial.getLine(options.line)) === undefined)
+          throw new HedgehopError('NOT_FOUND', `--line: no line '${options.line}'`, {
+            remedy: 'create-line',
+          });
         throw new HedgehopError(
           'NOT_FOUND',
           `--position: no task at position ${position} of line '${options.line}'`,
