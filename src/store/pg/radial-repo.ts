@@ -213,8 +213,6 @@ export class PgRadialRepo implements RadialRepository {
    */
   async insertNode(agentId: number, lineId: string, commit: NodeCommit): Promise<CommittedNode> {
     const { node: newNode, index } = commit;
-    const parts = index.filter((doc) => doc.text.length > 0);
-    const texts = parts.map((doc) => indexText(doc.text));
     const row = await lastFirst<{
       o_status: string;
       o_seq: unknown;
@@ -229,25 +227,8 @@ export class PgRadialRepo implements RadialRepository {
         agentId,
         lineId,
         commit.extend,
-        newNode.taskLabel,
-        newNode.createdAt,
-        newNode.conversationSummary,
-        newNode.fileChanges,
-        newNode.todos,
-        newNode.envSnapshot,
-        newNode.history,
-        derivedText(newNode.summaries.origin),
-        derivedText(newNode.summaries.brief),
-        derivedText(newNode.summaries.summary),
-        derivedText(newNode.summaries.detailed),
-        newNode.summariesState,
-        newNode.summariesTier,
-        newNode.fullBytes,
-        utf8(newNode.fullContext),
-        parts.map((doc) => doc.part),
-        texts.map((text) => text.vector),
-        texts.map((text) => text.length),
-        texts.map((text) => text.heavy),
+        ...nodeColumns(newNode),
+        ...contentColumns(newNode, index),
       ],
     );
     if (row?.o_status === 'no-line') throw lineNotFound(lineId);
@@ -271,8 +252,6 @@ export class PgRadialRepo implements RadialRepository {
     newNode: NewNode,
     index: readonly NodeIndexText[],
   ): Promise<number> {
-    const parts = index.filter((doc) => doc.text.length > 0);
-    const texts = parts.map((doc) => indexText(doc.text));
     const inserted = await first<{ seq: unknown }>(
       this.#db,
       `SELECT hh_node_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
@@ -282,26 +261,9 @@ export class PgRadialRepo implements RadialRepository {
         agentId,
         lineId,
         lineSeq,
-        newNode.taskLabel,
-        newNode.createdAt,
-        newNode.conversationSummary,
-        newNode.fileChanges,
-        newNode.todos,
-        newNode.envSnapshot,
-        newNode.history,
-        derivedText(newNode.summaries.origin),
-        derivedText(newNode.summaries.brief),
-        derivedText(newNode.summaries.summary),
-        derivedText(newNode.summaries.detailed),
-        newNode.summariesState,
-        newNode.summariesTier,
+        ...nodeColumns(newNode),
         newNode.extra,
-        newNode.fullBytes,
-        utf8(newNode.fullContext),
-        parts.map((doc) => doc.part),
-        texts.map((text) => text.vector),
-        texts.map((text) => text.length),
-        texts.map((text) => text.heavy),
+        ...contentColumns(newNode, index),
       ],
     );
     return int(inserted?.seq);
@@ -526,4 +488,37 @@ export class PgRadialRepo implements RadialRepository {
     }
     return out;
   }
+}
+
+/** A node's own columns as `hh_node_commit` and `hh_node_write` take them: label to summaries' tier. */
+function nodeColumns(newNode: Omit<NewNode, 'extra'>): unknown[] {
+  return [
+    newNode.taskLabel,
+    newNode.createdAt,
+    newNode.conversationSummary,
+    newNode.fileChanges,
+    newNode.todos,
+    newNode.envSnapshot,
+    newNode.history,
+    derivedText(newNode.summaries.origin),
+    derivedText(newNode.summaries.brief),
+    derivedText(newNode.summaries.summary),
+    derivedText(newNode.summaries.detailed),
+    newNode.summariesState,
+    newNode.summariesTier,
+  ];
+}
+
+/** A node's verbatim context and its index rows (parts, lexeme vectors, lengths, heavy flags), as both functions take them last. */
+function contentColumns(newNode: Omit<NewNode, 'extra'>, index: readonly NodeIndexText[]): unknown[] {
+  const parts = index.filter((doc) => doc.text.length > 0);
+  const texts = parts.map((doc) => indexText(doc.text));
+  return [
+    newNode.fullBytes,
+    utf8(newNode.fullContext),
+    parts.map((doc) => doc.part),
+    texts.map((text) => text.vector),
+    texts.map((text) => text.length),
+    texts.map((text) => text.heavy),
+  ];
 }
