@@ -120,3 +120,28 @@ export function oneLine(text: string): string {
   // Text already on one line comes back as is (no new string: levels and labels usually are).
   return NOT_ONE_LINE_RE.test(text) ? text.replace(/\s+/gu, ' ').trim() : text;
 }
+
+/**
+ * `text` without a leading copy of `label` (and the punctuation after it): the label whole, or
+ * its opening cut with `…` as a one-line level shortens a long label (`Investigate the nightly
+ * eval drop on the… — Root cause: …`). For views that print the label beside the level.
+ */
+export function withoutLeadingLabel(text: string, label: string): string {
+  const trimmedLabel = oneLine(label);
+  if (trimmedLabel.length === 0) return text.trim();
+  let head = text.startsWith(trimmedLabel) ? trimmedLabel.length : 0;
+  if (head === 0) {
+    // An opening of the label, cut at a word or clause mark and ended with `…`.
+    const cut = text.indexOf('…');
+    const opening = cut > 0 ? text.slice(0, cut).trimEnd() : '';
+    const next = trimmedLabel.charAt(opening.length);
+    // Cut between words, never inside one: `Fix cra…` is not an opening of `Fix crash`.
+    if (opening.length >= 16 && trimmedLabel.startsWith(opening) && !/[\p{L}\p{N}]/u.test(next))
+      head = cut + 1;
+  }
+  if (head === 0) return text.trim();
+  return text
+    .slice(head)
+    .replace(/^[\s.:;,!?。—-]+/u, '')
+    .trim();
+}

@@ -209,6 +209,14 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
     const lines = hopJson<{ id: string; nodeCount: number }[]>(['lines', '--file', path]);
     expect(lines).toMatchObject([{ id: 'auth', nodeCount: 1 }]);
     expect(hopJson<unknown[]>(['history', 'auth', '--file', path])).toHaveLength(1);
+    // Views that name the task above a level show the level without its own copy of the label.
+    const times = (text: string): number => text.split('Implement JWT login').length - 1;
+    expect(times(hop(['history', 'auth', '--file', path]).stdout)).toBe(1);
+    const brief = hop(['load', '--line', 'auth', '--level', 'brief', '--file', path]).stdout;
+    expect(brief).toContain('Task: Implement JWT login');
+    const level = brief.slice(brief.indexOf('--- brief ---'));
+    expect(level).toContain('Stateless JWT.');
+    expect(times(level)).toBe(0);
     const found = hopJson<{ node: { id: string }; confidence: number; candidates: unknown[] }>([
       'navigate',
       'how does JWT login work',

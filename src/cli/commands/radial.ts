@@ -8,6 +8,7 @@ import { clip, collect, defined, detailLevel, fraction, wholeNumber, type RunCom
 import { CommandContext } from '../command-context.js';
 import { terminalText, type CliIO } from '../output.js';
 import { echo } from '../../core/echo.js';
+import { withoutLeadingLabel } from '../../core/text.js';
 
 /** A candidate as the CLI shows it. */
 function candidateView(candidate: NavigationCandidate) {
@@ -95,10 +96,12 @@ function registerHistory(program: Command, io: CliIO, run: RunCommand): void {
         });
         ctx.output(history, () =>
           history
-            .map(
-              (e) =>
-                `${ctx.paint('bold', `#${e.position}`)} [${e.levelName}] ${e.taskLabel}\n${indent(e.text)}`,
-            )
+            .map((e) => {
+              // The label heads the entry: the level follows without its own copy of it.
+              const text = withoutLeadingLabel(e.text, e.taskLabel);
+              const head = `${ctx.paint('bold', `#${e.position}`)} [${e.levelName}] ${e.taskLabel}`;
+              return text.length > 0 ? `${head}\n${indent(text)}` : head;
+            })
             .join('\n'),
         );
       }),

@@ -1,4 +1,4 @@
-import { oneLine } from '../../core/text.js';
+import { oneLine, withoutLeadingLabel } from '../../core/text.js';
 import {
   levelAtDistance,
   levelName,
@@ -7,7 +7,6 @@ import {
   viewHeading,
   type DetailLevel,
 } from '../../core/model/levels.js';
-import { withoutLeadingLabel } from './summaries.js';
 import { formatDate, formatTime } from './origin-view.js';
 import type { RadialLine, RadialNode } from '../../core/model/radial.js';
 import { fileLines } from '../../core/index-text.js';
@@ -70,7 +69,8 @@ export function renderSession(input: SessionViewInput): string {
     out.push(fullView(node, input.fullContext ?? ''), ...environmentBlock(node));
   } else {
     const text = nodeTextAt(node, level);
-    out.push(text);
+    // The header names the task: the level follows without its own copy of the label.
+    out.push(withoutLeadingLabel(text, node.taskLabel) || text);
     // The detailed level lists what it can hold of the files and todos: a block repeats them only
     // when the level (a model's, say) leaves one of them out.
     if (level === 3) out.push(...stateBlocks(node, 20, text), ...environmentBlock(node));

@@ -8,7 +8,6 @@ import {
   sampleContext,
   summarySource,
   SUMMARY_SOURCE_CONTEXT_MAX,
-  withoutLeadingLabel,
 } from './summaries.js';
 
 const task = {
@@ -84,10 +83,5 @@ describe('summaries', () => {
     expect(sampleContext(emoji)).not.toMatch(
       /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u,
     );
-  });
-
-  it('strips a leading copy of the label', () => {
-    expect(withoutLeadingLabel('Add caching — Redis in front', 'Add caching')).toBe('Redis in front');
-    expect(withoutLeadingLabel('Other text', 'Add caching')).toBe('Other text');
   });
 });

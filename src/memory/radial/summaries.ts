@@ -1,4 +1,10 @@
-import { codePointLength, oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
+import {
+  codePointLength,
+  oneLine,
+  sliceCodePoints,
+  truncateText,
+  withoutLeadingLabel,
+} from '../../core/text.js';
 import { summarizesTasks } from '../../llm/offline-summarizer.js';
 import type { Summarizer } from '../../llm/types.js';
 import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
@@ -184,16 +190,6 @@ async function originSummary(summarizer: Summarizer, input: string, label: strin
   const fitted = fitLevel('origin', gist);
   if (fitted.length === 0 || codePointLength(fitted) > room) return head;
   return `${head}${ORIGIN_SEPARATOR}${fitted}`;
-}
-
-/** `text` without a leading copy of `label` (and the punctuation after it). */
-export function withoutLeadingLabel(text: string, label: string): string {
-  const trimmedLabel = oneLine(label);
-  if (trimmedLabel.length === 0 || !text.startsWith(trimmedLabel)) return text.trim();
-  return text
-    .slice(trimmedLabel.length)
-    .replace(/^[\s.:;,!?。—-]+/u, '')
-    .trim();
 }
 
 /** The nearest more detailed level already known (the input of a chained summary). */
