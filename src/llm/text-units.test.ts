@@ -119,6 +119,35 @@ describe('splitUnits', () => {
     ]);
   });
 
+  it('reads a tool call on one line (`[tool: bash] cmd`) and its output up to the next `Role:` line as tool output', () => {
+    const text = [
+      'User: the export died with 137.',
+      'assistant: Let me check the pod.',
+      '[tool: bash] kubectl describe pod export-1',
+      'State:      Terminated',
+      '  Reason:   OOMKilled',
+      '[tool: bash] npm test',
+      ' Test Files  1 passed (1)',
+      '   Duration  2.31s (transform 310ms, setup 0ms)',
+      'Assistant: Streaming works: peak RSS is now 96 MB.',
+      'Tool output: {"ok": true}',
+      'user: Ship it.',
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'the export died with 137.'],
+      ['assistant', 'prose', 'Let me check the pod.'],
+      ['tool', 'tool', '[tool: bash] kubectl describe pod export-1'],
+      ['tool', 'tool', 'State:      Terminated\n  Reason:   OOMKilled'],
+      ['tool', 'tool', '[tool: bash] npm test'],
+      ['tool', 'tool', 'Test Files  1 passed (1)\n   Duration  2.31s (transform 310ms, setup 0ms)'],
+      ['assistant', 'prose', 'Streaming works: peak RSS is now 96 MB.'],
+      ['tool', 'tool', '{"ok": true}'],
+      ['user', 'prose', 'Ship it.'],
+    ]);
+  });
+
   it('keeps code fences as code', () => {
     const units = splitUnits('Here it is.\n```ts\nconst a = 1\n```\nThat works.');
     expect(units.map((u) => u.kind)).toEqual(['prose', 'code', 'code', 'code', 'prose']);

@@ -36,6 +36,9 @@ export interface TextUnit {
 const ROLE_HEADER_RE =
   /^\[(user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]]*)?|function(?:[:\s][^\]]*)?)\]\s*$/iu;
 const ROLE_PREFIX_RE = /^(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:(?:\s+|$)/iu;
+// A tool call on one line with what was run (`[tool: bash] npm test`, `[function:search] {…}`),
+// in transcripts whose turns open with a prefix (`assistant: …`): its output follows on the next lines.
+const INLINE_TOOL_RE = /^\[(?:tool|function)(?:[:\s][^\]]*)?\][ \t]+\S/iu;
 const FENCE_RE = /^(```|~~~)/u;
 const DIFF_START_RE = /^(?:diff --git |index [0-9a-f]{6,}|@@ -\d|--- a\/|\+\+\+ b\/|--- \/|\+\+\+ \/)/u;
 const DIFF_LINE_RE = /^[+\- ]/u;
@@ -175,9 +178,30 @@ export function splitUnits(text: string): TextUnit[] {
     flushProse();
     paragraph++;
   };
+  // A tool block opened by a prefix or an inline call ends at the next line that opens a turn.
+  let prefixed = false;
   let at = 0;
   while (at <= text.length) {
-    if (role === 'tool' && !inFence) {
+    if (role === 'tool' && prefixed && !inFence) {
+      // Its output runs to the next line that opens a turn (a header, a prefix, another call).
+      let stop = at;
+      while (stop < text.length) {
+        const next = lineAt(text, stop);
+        if (
+          ROLE_HEADER_RE.test(next.text) ||
+          ROLE_PREFIX_RE.test(next.text) ||
+          INLINE_TOOL_RE.test(next.text)
+        )
+          break;
+        stop = next.next;
+      }
+      let end = Math.min(stop, text.length);
+      while (end > at && (text.charCodeAt(end - 1) === 10 || isSpace(text.charCodeAt(end - 1)))) end--;
+      const run = trimmed(text, at, end);
+      if (run) units.push(machine('tool', run));
+      if (stop >= text.length) break;
+      at = stop;
+    } else if (role === 'tool' && !inFence) {
       // Tool output runs to the next header: one unit, found without reading it line by line.
       HEADER_LINE_RE.lastIndex = at;
       const next = HEADER_LINE_RE.exec(text);
@@ -198,15 +222,27 @@ export function splitUnits(text: string): TextUnit[] {
     if (header) {
       newParagraph();
       role = roleOf(header[1] ?? '');
+      prefixed = false;
       block++;
       inDiff = false;
       continue;
     }
+    if (!inFence && INLINE_TOOL_RE.test(line.text)) {
+      // The call line itself (what was run) is tool output too.
+      newParagraph();
+      role = 'tool';
+      prefixed = true;
+      block++;
+      inDiff = false;
+      units.push(machine('tool', line));
+      continue;
+    }
     let current: Line = line;
-    const prefix = inFence || role === 'tool' ? null : ROLE_PREFIX_RE.exec(line.text);
+    const prefix = inFence || (role === 'tool' && !prefixed) ? null : ROLE_PREFIX_RE.exec(line.text);
     if (prefix) {
       newParagraph();
       role = roleOf((prefix[1] ?? '').split(/\s/u)[0] ?? '');
+      prefixed = true;
       block++;
       const skip = prefix[0].length;
       if (skip >= line.text.length) continue;
