@@ -125,6 +125,32 @@ describeEngines('completeTask', () => {
     },
   );
 
+  it('summarises a context of serialised chat messages as the transcript it holds, and keeps its bytes', async () => {
+    const { db } = await openTempMemory();
+    const radial = db.primary().radial;
+    await radial.createLine('ops');
+    const messages = JSON.stringify([
+      { role: 'user', content: 'The nightly export has failed since Tuesday with exit 137.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't', name: 'bash', input: { cmd: 'kubectl get pod' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'OOMKilled' }] },
+      {
+        role: 'assistant',
+        content: 'Root cause: commit a91c2e0 tripled the rows held in memory. Done: it streams now.',
+      },
+    ]);
+    const node = await radial.completeTask(
+      task('ops', 'Nightly export OOM', { fullContext: messages, conversationSummary: '' }),
+    );
+    for (const level of ['origin', 'brief', 'summary', 'detailed'] as const)
+      expect(node.summaries[level]).not.toMatch(/"role"|"content"|tool_use|OOMKilled/u);
+    expect(node.summaries.brief).toContain('a91c2e0');
+    expect(await radial.loadFullState(node.id)).toBe(messages);
+    await db.close();
+  });
+
   it('keeps the environment snapshot, files and todos', async () => {
     const { db } = await openTempMemory();
     const radial = db.primary().radial;

@@ -5,6 +5,7 @@ import {
   truncateText,
   withoutLeadingLabel,
 } from '../../core/text.js';
+import { messagesAsTranscript } from '../../llm/message-transcript.js';
 import { summarizesTasks } from '../../llm/offline-summarizer.js';
 import type { Summarizer } from '../../llm/types.js';
 import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
@@ -93,7 +94,7 @@ export function summarySource(task: TaskText): string {
   if (task.conversationSummary.trim().length > 0) parts.push(task.conversationSummary.trim());
   if (task.fileChanges.length > 0) parts.push(`Changed files:\n${fileLines(task.fileChanges).join('\n')}`);
   if (task.todos.length > 0) parts.push(`TODOs: ${task.todos.join('; ')}.`);
-  const context = task.fullContext.trim();
+  const context = messagesAsTranscript(task.fullContext).trim();
   if (context.length > 0) parts.push(sampleContext(context));
   return parts.join('\n\n');
 }
@@ -138,7 +139,7 @@ export async function computeSummaries(
           summary: task.conversationSummary,
           files: fileLines(task.fileChanges),
           todos: task.todos,
-          context: task.fullContext,
+          context: messagesAsTranscript(task.fullContext),
         },
         LEVEL_CAPS,
       );
