@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openTempMemory, task } from '../../../test/helpers/radial.js';
-import { timeOfQuestion } from './radial-service.js';
+import { subjectOfQuestion, timeOfQuestion } from './radial-service.js';
 
 describe('navigation and time', () => {
   it('reads what a question says about time', () => {
@@ -38,6 +38,39 @@ describe('navigation and time', () => {
     expect(now?.node.id).toBe(migration.id);
     const before = await radial.navigate('how were passwords hashed originally?', { confidenceThreshold: 0 });
     expect(before?.node.id).toBe(setup.id);
+    await db.close();
+  });
+
+  it('matches the subject of a time question without its time cues', async () => {
+    expect(subjectOfQuestion('what did we originally use to hash passwords?')).not.toMatch(
+      /originally|use to/u,
+    );
+    expect(subjectOfQuestion('is the cache still on Redis?')).toMatch(/^is the cache\s+on Redis\?$/u);
+    expect(subjectOfQuestion('what do we use to hash passwords?')).toBe('what do we use to hash passwords?');
+    expect(subjectOfQuestion('now?')).toBe('now?');
+    const { db } = await openTempMemory();
+    const radial = db.primary().radial;
+    await radial.createLine('auth', 'Authentication');
+    const setup = await radial.completeTask(
+      task('auth', 'Set up password hashing', {
+        fullContext: 'Passwords are hashed with bcrypt at cost 12 in src/auth/hash.ts.',
+        conversationSummary: '',
+      }),
+    );
+    const migration = await radial.completeTask(
+      task('auth', 'Migrate password hashing to argon2id', {
+        fullContext:
+          'Password hashing moved to argon2id. Originally we used bcrypt; logins now use argon2id and rehash old bcrypt hashes, and new sign-ups use argon2id too.',
+        conversationSummary: '',
+      }),
+    );
+    // The migration says "originally" and "use" in passing: that does not make it the older state.
+    const before = await radial.navigate('what did we originally use to hash passwords?', {
+      confidenceThreshold: 0,
+    });
+    expect(before?.node.id).toBe(setup.id);
+    const now = await radial.navigate('what do we use to hash passwords now?', { confidenceThreshold: 0 });
+    expect(now?.node.id).toBe(migration.id);
     await db.close();
   });
 

@@ -104,6 +104,22 @@ export function timeOfQuestion(query: string): 'current' | 'past' | 'none' {
   return 'none';
 }
 
+// The words that say which time a question asks about ("now", "originally", "used to"): they
+// choose between the nodes of a subject, and are not part of it.
+const TIME_CUE_RE =
+  /\b(?:now|today|latest|current(?:ly)?|still|nowadays|anymore|before|originally|previously|initially|formerly|used? to)\b/giu;
+
+/**
+ * The question without its time cues, when it asks about a time: what its subject is. A node
+ * that set a thing up is not less about it for lacking "originally" or "use", which the node
+ * that later changed it may say in passing. Unchanged when nothing else would be left.
+ */
+export function subjectOfQuestion(query: string): string {
+  if (timeOfQuestion(query) === 'none') return query;
+  const subject = query.replace(TIME_CUE_RE, ' ');
+  return /[\p{L}\p{N}]/u.test(subject) ? subject : query;
+}
+
 /** Re-keys the ranked candidates for recency (see {@link timeOfQuestion}). */
 function withRecency(ranked: Scored[], query: string): Map<Scored, number> {
   const seqs = ranked.map((r) => r.seq);
@@ -430,17 +446,19 @@ export class RadialService {
     options: { lineId?: string | undefined; limit: number; confirmBelow?: number | undefined },
   ): Promise<RankedNode[]> {
     const queryVector = await this.#queryVector(query);
+    // Words and word pairs are those of the subject; the time cues only order its nodes.
+    const subject = subjectOfQuestion(query);
     const read = await this.#read('navigate', (_repo, tx) =>
       readNavigationCandidates(tx, {
         agentId: this.#agentId,
-        query,
+        query: subject,
         lineId: options.lineId,
         limit: options.limit,
         queryVector,
       }),
     );
     const bestBm25 = Math.max(1e-9, ...read.candidates.map((c) => c.bm25));
-    const question = queryWords(read.terms, query);
+    const question = queryWords(read.terms, subject);
     const ranked: Scored[] = [];
     const unscored: string[] = [];
     for (const candidate of read.candidates) {
