@@ -278,7 +278,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const agreed = settled && point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
     const base =
       unitFactor(unit, length, lastBlock) *
-      (chosenItem || agreed ? CUE_LABELLED / CUE : 1) *
+      // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
+      (chosenItem || agreed || (announced && !LABELLED_RE.test(unit.text)) ? CUE_LABELLED / CUE : 1) *
       (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,

@@ -161,4 +161,31 @@ describe('taskLevels: a cause announced by "Found it."', () => {
       /The chunk reader keeps the final partial row only when the file ends with a newline/u,
     );
   });
+
+  it('weighs the announced cause as a labelled one: it leads the brief over a closing note that repeats the label', () => {
+    const context = [
+      '[user]',
+      "The /api/search endpoint got really slow after yesterday's deploy. p95 went from ~120ms to 2.4s. Can you find out why?",
+      '[tool:bash]',
+      '$ git log --oneline v3.8.1..v3.8.2',
+      'e41a9b7 search: add fuzzy matching on product titles (#1532)',
+      '[assistant]',
+      'The fuzzy matching change looks like the prime suspect. Let me look at the query plan.',
+      '[tool:bash]',
+      ' Seq Scan on products  (actual time=0.311..2380.220 rows=1412 loops=1)',
+      ' Execution Time: 2391.611 ms',
+      '[assistant]',
+      'Found it. The query calls similarity() as a function in the WHERE clause, which no index can serve, so Postgres scans all 412k products and computes the trigram similarity for each one.',
+      "There's no trigram index at all. I'll add a GIN index on title with gin_trgm_ops and use the % operator.",
+      '[assistant]',
+      'With the index, the same query takes 38 ms instead of 2.39 s. The migration uses CREATE INDEX CONCURRENTLY, so it will not lock the table during the deploy.',
+      '[assistant]',
+      'I opened PR #1541 with the migration and the query change; after it deploys, p95 on /api/search should return to about 120 ms.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Slow /api/search after v3.8.2', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/similarity\(\) as a function in the WHERE clause/u);
+  });
 });
