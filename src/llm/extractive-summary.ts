@@ -1376,15 +1376,20 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
     const first = oneLine(splitSentences(summary)[0] ?? summary);
     gist = codePointLength(first) <= room ? first : (clauseGist(first, room) ?? '');
   } else {
+    // What the user reported ("p95 went from 120ms to 2.4s") is the problem, not what came of
+    // the work: their sentences give the gist only when no one else's can.
+    const byUser = (c: Candidate): boolean => analysis.units[c.unit]?.role === 'user';
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
       .sort((a, b) => b.worth - a.worth);
-    const best = outcomes[0];
-    if (best) gist = `${oneLine(best.text)}${best.partial || !CLOSED_RE.test(best.text) ? '…' : ''}`;
-    else {
-      const cut = bestOf(analysis);
-      if (cut?.outcome && says(cut)) gist = cutGist(oneLine(cut.text), room);
-    }
+    const whole = (c: Candidate): string =>
+      `${oneLine(c.text)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
+    const best = outcomes.find((c) => !byUser(c));
+    const cut = bestOf(analysis);
+    if (best) gist = whole(best);
+    else if (cut?.outcome && says(cut) && !byUser(cut)) gist = cutGist(oneLine(cut.text), room);
+    if (gist.length === 0 && outcomes[0]) gist = whole(outcomes[0]);
+    else if (gist.length === 0 && cut?.outcome && says(cut)) gist = cutGist(oneLine(cut.text), room);
   }
   return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
 }

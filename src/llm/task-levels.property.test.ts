@@ -357,6 +357,27 @@ describe('taskLevels: what a brief says first', () => {
     expect(taskLevels({ ...task(context, crowded), summary }, CAPS).origin).toBe(crowded);
   });
 
+  it("gives the origin what came of the work before the user's report or request", () => {
+    const context = [
+      '[user]',
+      'The nightly export job has been failing since Tuesday.',
+      '[assistant]',
+      'Exit code 137 means the kernel killed it for memory.',
+      'Commit a91c2e0 added soft-deleted rows, which roughly tripled the row count (1.1M to 3.4M rows), so the in-memory CSV no longer fits in 512Mi.',
+      '[user]',
+      'Ship it, and add an alert if the export takes longer than 20 minutes.',
+      '[assistant]',
+      'Done.',
+    ].join('\n');
+    const { origin } = taskLevels(task(context, 'Task 12'), CAPS);
+    expect(origin).toMatch(/^Task 12 — Commit a91c2e0 added soft-deleted rows/u);
+    // With nothing but the user's words to go on, they still give the gist.
+    const alone = ['[user]', 'Ship the export fix today and add a slow-export alert.'].join('\n');
+    expect(taskLevels(task(alone, 'Export OOM'), CAPS).origin).toBe(
+      'Export OOM — Ship the export fix today and add a slow-export alert.',
+    );
+  });
+
   it('gives an origin gist only when the sentence says something', () => {
     const context = ['[assistant]', 'Found it.', 'Done, thanks.'].join('\n');
     const { origin } = taskLevels(task(context, 'Look at the disk alert'), CAPS);
