@@ -126,6 +126,20 @@ describe('extractKeywords', () => {
     for (const k of holding) expect(k).toContain('stats-rollup');
   });
 
+  it('keeps an identifier once: not also its parts that stand alone elsewhere in the turn', () => {
+    const out = extractKeywords([
+      'For now it is pg-staging-1.internal on port 5432.',
+      'Noted: staging DB is pg-staging-1.internal:5432.',
+    ]);
+    expect(out).toContain('pg-staging-1.internal:5432');
+    expect(out).not.toContain('pg-staging-1.internal');
+    expect(out).not.toContain('5432');
+    // A word that only shares letters with an identifier stays.
+    expect(extractKeywords(['Deploy api-gateway-2 and then the gateway.'])).toEqual(
+      expect.arrayContaining(['api-gateway-2']),
+    );
+  });
+
   it('never keeps a single word that a kept phrase contains', () => {
     const text =
       'The read replica lag alert fired at 14:05. Replica lag stayed above 30 s; the read path was fine. ' +

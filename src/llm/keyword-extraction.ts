@@ -321,9 +321,31 @@ function select(candidates: readonly Candidate[], limit: number): string[] {
  */
 function subsumes(outer: Candidate, inner: Candidate): boolean {
   if (outer === inner || inner.words.length === 0) return false;
+  // An identifier or number inside a longer identifier (`pg-1.internal` and `5432` in `pg-1.internal:5432`).
+  if (
+    isIdentifier(outer) &&
+    (isIdentifier(inner) || /^\p{N}+$/u.test(inner.text)) &&
+    holdsWhole(outer.text, inner.text)
+  )
+    return true;
   if (!inner.words.every((w) => outer.words.includes(w))) return false;
   if (outer.words.length > inner.words.length) return inner.words.length === 1 || inner.kind !== 'name';
   return inner.kind === 'word' && outer.kind !== 'word';
+}
+
+const isIdentifier = (c: Candidate): boolean => c.kind === 'fact' || c.kind === 'id';
+
+/** Whether `outer` holds `inner` (case aside) with no letter or digit right before or after it. */
+function holdsWhole(outer: string, inner: string): boolean {
+  if (inner.length >= outer.length) return false;
+  const lower = outer.toLowerCase();
+  const part = inner.toLowerCase();
+  for (let at = lower.indexOf(part); at >= 0; at = lower.indexOf(part, at + 1)) {
+    const before = lower.slice(Math.max(0, at - 1), at);
+    const after = lower.slice(at + part.length, at + part.length + 1);
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
 }
 
 /**
