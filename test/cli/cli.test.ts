@@ -590,17 +590,21 @@ describe('hedgehop CLI (child process, piped)', { timeout: 180_000 }, () => {
 });
 
 describe('navigate threshold', () => {
-  it("defaults to the library's threshold, and a query loads exactly when navigate finds it", () => {
-    const help = hop(['navigate', '--help']).stdout;
-    expect(help).toContain(`(default: "${DEFAULT_CONFIDENCE_THRESHOLD}")`);
-    const path = join(tempDir(), 'threshold.db');
-    hop(['demo', '--file', path, '--json']);
-    for (const [query, status] of [
-      ['how do refresh tokens work?', 0],
-      ['zebra quantum marmalade', 2],
-    ] as const) {
-      expect(hop(['navigate', query, '--file', path, '--json']).status, query).toBe(status);
-      expect(hop(['load', query, '--file', path, '--json']).status, query).toBe(status);
-    }
-  });
+  it(
+    "defaults to the library's threshold, and a query loads exactly when navigate finds it",
+    { timeout: 90_000 },
+    () => {
+      const help = hop(['navigate', '--help']).stdout;
+      expect(help).toContain(`(default: "${DEFAULT_CONFIDENCE_THRESHOLD}")`);
+      const path = join(tempDir(), 'threshold.db');
+      hop(['demo', '--file', path, '--json']);
+      for (const [query, status] of [
+        ['how do refresh tokens work?', 0],
+        ['zebra quantum marmalade', 2],
+      ] as const) {
+        expect(hop(['navigate', query, '--file', path, '--json']).status, query).toBe(status);
+        expect(hop(['load', query, '--file', path, '--json']).status, query).toBe(status);
+      }
+    },
+  );
 });
