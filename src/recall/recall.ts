@@ -68,7 +68,8 @@ interface Item extends RankedItem {
 /**
  * Recall for one agent: ranked hits across layers (its own and the file-wide knowledge) and a
  * context that fills `budgetTokens` with the best of them at the right level of detail.
- * Validates everything before reading; reads in one snapshot.
+ * Validates everything before reading; reads in one snapshot. An empty or whitespace query is
+ * refused (`INVALID_INPUT`); one that holds no word (only punctuation or symbols) finds nothing.
  *
  * @example
  * ```ts
@@ -83,6 +84,9 @@ export async function recall(
 ): Promise<RecallResult> {
   const text = parseInput(recallQuerySchema, query, 'query');
   const parsed = parseInput(recallOptionsSchema, options ?? {}, 'options');
+  // A query without a single word (punctuation, symbols) asks for nothing: no hits, rather than
+  // every record at confidence 0. A query of stop words only still searches them ("who is she").
+  if (queryCandidates(text).length === 0) return emptyResult(text, parsed.budgetTokens);
   if (who.embedder) await catchUpEmbeddings(store, who.embedder);
   const ranked = await searchIndexResolved(store, {
     agentId: who.agentId,
@@ -132,6 +136,11 @@ export async function recall(
     usedTokens: assembled?.usedTokens ?? 0,
     budgetTokens: parsed.budgetTokens,
   };
+}
+
+/** The result of a query that holds no word to search. */
+function emptyResult(query: string, budgetTokens: number): RecallResult {
+  return { query, hits: [], context: '', usedTokens: 0, budgetTokens };
 }
 
 /** Lets the event loop run whatever else is waiting (other requests of a server) once. */
