@@ -26,6 +26,7 @@ import { queryCandidates } from './query.js';
 import { fitSpan, mostStemsHeld, speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
+import { applyDecision, approves, asksForDecision, decisionSubject } from './decision-intent.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
 import {
   groupUnits,
@@ -102,12 +103,14 @@ export async function recall(
   });
   // Ranking ran in one read; let other requests of a server run before assembling.
   await yieldToOthers();
-  const items = applySupersession(withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text)), text);
+  const records: TurnRecords = new Map();
+  const timed = withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text));
+  const decided = asksForDecision(text) ? await withDecisions(store, timed, records) : timed;
+  const items = applySupersession(decided, text);
   const groups = groupUnits(
     matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
   const stems = new Set(queryCandidates(text).map((term) => term.stem));
-  const records: TurnRecords = new Map();
   const assembled =
     parsed.budgetTokens > 0
       ? await assemble(store, who.agentId, stems, groups, parsed.budgetTokens, records)
@@ -230,6 +233,33 @@ function bestPartPerRecord(ranked: readonly ResolvedHit[]): ResolvedHit[] {
     best.push(item);
   }
   return best;
+}
+
+/**
+ * The decision step ({@link applyDecision}): the turns of the question's subject are read back
+ * (into `records`, which the context reuses) to see whether their user approved a proposal.
+ */
+async function withDecisions(
+  store: StoreSeam,
+  items: readonly Item[],
+  records: TurnRecords,
+): Promise<Item[]> {
+  const subject = [...decisionSubject(items)].filter((key) => turnOf(key) !== undefined);
+  if (subject.length === 0) return [...items];
+  await store.read('recall', (tx) =>
+    readTurns(
+      tx,
+      subject.map((key) => ({ key })),
+      records,
+    ),
+  );
+  return applyDecision(items, (key) => {
+    const turn = turnOf(key);
+    const user = (turn === undefined ? undefined : records.get(turn))?.find(
+      (record) => record.role === 'user' && record.eventType === undefined,
+    );
+    return user !== undefined && approves(user.text);
+  });
 }
 
 /** The records in the order of their final scores, after the temporal step. */
