@@ -113,6 +113,10 @@ export class Agent {
    * file-wide knowledge): ranked hits with provenance, and a context that fills `budgetTokens`
    * with the best of them (full text for the top hits, briefer for the rest).
    *
+   * An empty or whitespace-only query is refused with `INVALID_INPUT` (as by navigation); a
+   * query holding no word at all (only punctuation or symbols) returns no hits and an empty
+   * context. A query of stop words only ("who is she") still searches those words.
+   *
    * @example
    * ```ts
    * const { context, hits } = await agent.recall('where is the JWT secret?', { budgetTokens: 500 });

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../store/store.js';
-import { isStopWord, matchExpression, queryTerms, stem, tokenize } from './query.js';
+import {
+  isStopWord,
+  matchExpression,
+  namedWords,
+  queryTerms,
+  stem,
+  tokenize,
+  weightedWords,
+} from './query.js';
 
 describe('tokenize', () => {
   it('lower-cases, strips diacritics and splits on punctuation like unicode61', () => {
@@ -15,6 +23,31 @@ describe('tokenize', () => {
     const words = tokenize('我住在东京');
     expect(words.length).toBeGreaterThan(1);
     expect(words.join('')).toBe('我住在东京');
+  });
+});
+
+describe('namedWords / weightedWords', () => {
+  it.each([
+    ["What can't Mom eat?", ['mom']],
+    ['What caused the TranscodeQueueBacklog alert?', ['transcodequeuebacklog']],
+    ['Why did test_long_episode_transcode time out in CI?', ['test', 'long', 'episode', 'transcode', 'ci']],
+    ['Which services build on castwell/media-base?', ['castwell', 'media', 'base']],
+    ['Porto flights? Which hotel did we book in Porto?', ['porto']],
+    ['how long can a weeknight dinner take?', []],
+  ])('namedWords(%s)', (query, expected) => {
+    expect([...namedWords(query)]).toEqual(expected);
+  });
+
+  it('gives a named word three times against two for any other word, and each once when nothing is named', () => {
+    const terms = queryTerms("What can't Mom eat?");
+    expect(weightedWords(terms, namedWords("What can't Mom eat?"))).toEqual([
+      'mom',
+      'mom',
+      'mom',
+      'eat',
+      'eat',
+    ]);
+    expect(weightedWords(terms, new Set())).toEqual(['mom', 'eat']);
   });
 });
 

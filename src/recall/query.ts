@@ -258,3 +258,49 @@ export function matchExpression(words: readonly string[]): string | undefined {
   if (safe.length === 0) return undefined;
   return safe.map(quote).join(' OR ');
 }
+
+/**
+ * Query words that name something: a word written with a capital inside a sentence ("Mom",
+ * "Porto", "CDN"), or one shaped like an identifier (inner capitals, digits beside letters, `_`
+ * or `/`: "TranscodeQueueBacklog", "test_long_episode_transcode", "castwell/media-base",
+ * "45-minute"). Lower-cased, tokenised like the index; stop words are left out. A question's
+ * first word (and the first after `.`, `?`, `!` or `:`) counts only when shaped like an identifier.
+ */
+export function namedWords(query: string): Set<string> {
+  const out = new Set<string>();
+  let sentenceStart = true;
+  for (const chunk of scannedText(query).split(/\s+/u)) {
+    const word = chunk.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (word.length > 0 && (identifierShaped(word) || (!sentenceStart && /^\p{Lu}/u.test(word)))) {
+      for (const token of tokenize(word)) if (!isStopWord(token)) out.add(token);
+    }
+    if (chunk.length > 0) sentenceStart = /[.?!:]$/u.test(chunk);
+  }
+  return out;
+}
+
+function identifierShaped(word: string): boolean {
+  return /\p{Lu}/u.test(word.slice(1)) || /[_/]/u.test(word) || (/\p{N}/u.test(word) && /\p{L}/u.test(word));
+}
+
+/** How many times a named query word is searched, against {@link WORD_REPEATS} for any other. */
+const NAME_REPEATS = 3;
+const WORD_REPEATS = 2;
+/** Queries of more terms than this (a pasted text rather than a question) are searched unweighted. */
+const MAX_WEIGHTED_TERMS = 16;
+
+/**
+ * The words to search for `terms`, a name counting one and a half times any other word: FTS5's
+ * BM25 (and the PostgreSQL engine's) sums over the phrases of the expression, so a word given
+ * three times against two weighs 1.5 times as much. A name or an identifier pins what a question
+ * is about, where BM25 alone weighs it by rarity only; in a focused memory a common word ("eat",
+ * "alert") can be as rare as the name ("Mom", "TranscodeQueueBacklog") and win on its own. Each
+ * word is given once when the query names nothing (or is long).
+ */
+export function weightedWords(terms: readonly QueryTerm[], named: ReadonlySet<string>): string[] {
+  if (terms.length > MAX_WEIGHTED_TERMS || !terms.some((term) => named.has(term.word)))
+    return terms.map((term) => term.word);
+  return terms.flatMap((term) =>
+    Array.from({ length: named.has(term.word) ? NAME_REPEATS : WORD_REPEATS }, () => term.word),
+  );
+}

@@ -12,10 +12,12 @@ import {
   isStopWord,
   matchExpression,
   mostInformativeTerms,
+  namedWords,
   queryCandidates,
   stem,
   stemLookup,
   tokenize,
+  weightedWords,
   type QueryTerm,
 } from './query.js';
 import type { SearchOptions, RankWeights } from './search-options.js';
@@ -100,7 +102,7 @@ export async function rankDocuments(
   const candidateTerms = queryCandidates(options.query);
   const statistics = await tx.recall.termStatistics(candidateTerms.map((term) => term.stem));
   const terms = mostInformativeTerms(candidateTerms, statistics.frequency);
-  const match = matchExpression(terms.map((term) => term.word));
+  const match = matchExpression(weightedWords(terms, namedWords(options.query)));
   // The best `candidates` BM25 matches are re-ranked with the priors; a longer read continues
   // with the next matches in BM25 order, so every read of a query shares the same head.
   const candidates = Math.max(1, weights.candidates);

@@ -26,6 +26,7 @@ import { queryCandidates } from './query.js';
 import { fitSpan, mostStemsHeld, speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
+import { applyDecision, approves, asksForDecision, decisionSubject } from './decision-intent.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
 import {
   groupUnits,
@@ -68,7 +69,8 @@ interface Item extends RankedItem {
 /**
  * Recall for one agent: ranked hits across layers (its own and the file-wide knowledge) and a
  * context that fills `budgetTokens` with the best of them at the right level of detail.
- * Validates everything before reading; reads in one snapshot.
+ * Validates everything before reading; reads in one snapshot. An empty or whitespace query is
+ * refused (`INVALID_INPUT`); one that holds no word (only punctuation or symbols) finds nothing.
  *
  * @example
  * ```ts
@@ -83,6 +85,9 @@ export async function recall(
 ): Promise<RecallResult> {
   const text = parseInput(recallQuerySchema, query, 'query');
   const parsed = parseInput(recallOptionsSchema, options ?? {}, 'options');
+  // A query without a single word (punctuation, symbols) asks for nothing: no hits, rather than
+  // every record at confidence 0. A query of stop words only still searches them ("who is she").
+  if (queryCandidates(text).length === 0) return emptyResult(text, parsed.budgetTokens);
   if (who.embedder) await catchUpEmbeddings(store, who.embedder);
   const ranked = await searchIndexResolved(store, {
     agentId: who.agentId,
@@ -98,12 +103,14 @@ export async function recall(
   });
   // Ranking ran in one read; let other requests of a server run before assembling.
   await yieldToOthers();
-  const items = applySupersession(withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text)), text);
+  const records: TurnRecords = new Map();
+  const timed = withTemporalIntent(bestPartPerRecord(ranked), temporalIntent(text));
+  const decided = asksForDecision(text) ? await withDecisions(store, timed, records) : timed;
+  const items = applySupersession(decided, text);
   const groups = groupUnits(
     matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
   const stems = new Set(queryCandidates(text).map((term) => term.stem));
-  const records: TurnRecords = new Map();
   const assembled =
     parsed.budgetTokens > 0
       ? await assemble(store, who.agentId, stems, groups, parsed.budgetTokens, records)
@@ -132,6 +139,11 @@ export async function recall(
     usedTokens: assembled?.usedTokens ?? 0,
     budgetTokens: parsed.budgetTokens,
   };
+}
+
+/** The result of a query that holds no word to search. */
+function emptyResult(query: string, budgetTokens: number): RecallResult {
+  return { query, hits: [], context: '', usedTokens: 0, budgetTokens };
 }
 
 /** Lets the event loop run whatever else is waiting (other requests of a server) once. */
@@ -221,6 +233,33 @@ function bestPartPerRecord(ranked: readonly ResolvedHit[]): ResolvedHit[] {
     best.push(item);
   }
   return best;
+}
+
+/**
+ * The decision step ({@link applyDecision}): the turns of the question's subject are read back
+ * (into `records`, which the context reuses) to see whether their user approved a proposal.
+ */
+async function withDecisions(
+  store: StoreSeam,
+  items: readonly Item[],
+  records: TurnRecords,
+): Promise<Item[]> {
+  const subject = [...decisionSubject(items)].filter((key) => turnOf(key) !== undefined);
+  if (subject.length === 0) return [...items];
+  await store.read('recall', (tx) =>
+    readTurns(
+      tx,
+      subject.map((key) => ({ key })),
+      records,
+    ),
+  );
+  return applyDecision(items, (key) => {
+    const turn = turnOf(key);
+    const user = (turn === undefined ? undefined : records.get(turn))?.find(
+      (record) => record.role === 'user' && record.eventType === undefined,
+    );
+    return user !== undefined && approves(user.text);
+  });
 }
 
 /** The records in the order of their final scores, after the temporal step. */

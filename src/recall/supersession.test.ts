@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../core/model/recall.js';
-import { applySupersession, asksForState, DEFAULT_SUPERSESSION_WEIGHTS, revises } from './supersession.js';
+import {
+  applySupersession,
+  askedAttribute,
+  asksForState,
+  DEFAULT_SUPERSESSION_WEIGHTS,
+  revises,
+} from './supersession.js';
 import type { RankedItem } from './turn-units.js';
 
 let nextRow = 1;
@@ -70,6 +76,19 @@ describe('revises / asksForState', () => {
   });
 });
 
+describe('askedAttribute', () => {
+  it.each([
+    ['Which services build on castwell/media-base?', ['servic', 'build']],
+    ['What is the visibility timeout on the transcode-jobs queue now?', ['visibl', 'timeout']],
+    ["What's my diet at the moment?", ['diet']],
+    ['How many people is the dinner for?', ['peopl']],
+    ["What can't Mom eat?", []],
+    ['Why did the test time out?', []],
+  ])('askedAttribute(%s)', (question, expected) => {
+    expect([...askedAttribute(question)]).toEqual(expected);
+  });
+});
+
 describe('applySupersession', () => {
   it('lifts a later statement that changes the value of the same subject just above the old one', () => {
     const out = applySupersession([morning, other, afternoon], QUESTION);
@@ -98,6 +117,27 @@ describe('applySupersession', () => {
       'other',
       'elsewhere',
     ]);
+  });
+
+  it('keeps the ranking when the later record revises another attribute of the subject than the one asked', () => {
+    const question = 'Which services build on the media-base image?';
+    const services = said(
+      'services',
+      'Three services build on the media-base image: transcoder, feed-builder and stats-rollup.',
+      2.0,
+      1_000,
+    );
+    const pinned = said(
+      'pinned',
+      'The media-base image now builds with ffmpeg 6.1.1 instead of 5.1.',
+      1.6,
+      5_000,
+    );
+    expect(names(applySupersession([services, pinned], question))).toEqual(['services', 'pinned']);
+    // Asked for what the revision changes, it is lifted as before.
+    expect(
+      names(applySupersession([services, pinned], 'Which ffmpeg build is in the media-base image?')),
+    ).toEqual(['pinned', 'services']);
   });
 
   it('keeps the ranking on a question about an event, or when the revision scores far below', () => {

@@ -6,12 +6,14 @@
  * later unit (a turn, or a record outside any turn) is lifted just above an earlier, better
  * ranked one only when it is about the same subject (it holds at least half of the query words
  * that the earlier one holds, two at least), what someone said there names a change and a value
- * in a sentence holding a word of the query ("moved to 09:40"), and the question asks for a state
- * rather than about an event ("what did we decide", "why", "what happened" keep the ranking).
+ * in a sentence holding a word of the query ("moved to 09:40"), the later unit holds the attribute
+ * the question asks for when the earlier one does ("which services build on media-base?" is not
+ * answered by "media-base now ships ffmpeg 6.1.1"), and the question asks for a state rather than
+ * about an event ("what did we decide", "why", "what happened" keep the ranking).
  * Only the order (and the final scores) change: what is recalled is what the ranking found.
  */
 import { sentences } from '../core/text-analysis.js';
-import { queryCandidates, stemLookup, tokenize } from './query.js';
+import { isStopWord, queryCandidates, stem, stemLookup, tokenize } from './query.js';
 import type { RankedItem } from './turn-units.js';
 import { unitKey } from './turn-units.js';
 
@@ -31,6 +33,55 @@ export function revises(sentence: string): boolean {
 // any clause ("how many workers, and why not more?"): the reason was given with the value then.
 const EVENT_QUESTION_RE =
   /(?:^|[,;:]|\band\b)\s*(?:why|how come)\b|\b(?:did|was|were|had|happened|decided|caused)\b/iu;
+
+/** Question words that name the asked attribute right after them ("which services", "how many workers"). */
+const ASKING = new Set(['what', 'which', 'many', 'much']);
+/** Words between a question word and the attribute it asks for ("what is the", "what's my"). */
+const BEFORE_ATTRIBUTE = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  's',
+  'the',
+  'a',
+  'an',
+  'our',
+  'my',
+  'your',
+  'his',
+  'her',
+  'their',
+  'its',
+  'this',
+  'that',
+  'these',
+  'those',
+]);
+/** Words of the asked attribute kept at most ("date range", "visibility timeout"). */
+const ATTRIBUTE_WORDS = 2;
+
+/**
+ * The stems of the attribute a question asks for: the words right after a question word
+ * ("which services build on X?" gives `servic`, "what is the visibility timeout …" gives
+ * `visibl`, `timeout`), up to the next word that is not a content word. Empty when the question
+ * names none ("what can't Mom eat?").
+ */
+export function askedAttribute(query: string): Set<string> {
+  const tokens = tokenize(query);
+  const out = new Set<string>();
+  tokens.forEach((token, index) => {
+    if (!ASKING.has(token)) return;
+    let i = index + 1;
+    while (i < tokens.length && BEFORE_ATTRIBUTE.has(tokens[i] as string)) i++;
+    for (let taken = 0; taken < ATTRIBUTE_WORDS && i < tokens.length; taken++, i++) {
+      const word = tokens[i] as string;
+      if (isStopWord(word)) break;
+      out.add(stem(word));
+    }
+  });
+  return out;
+}
 
 /** Whether a question asks for a state (a value that a later statement may have revised). */
 export function asksForState(query: string): boolean {
@@ -101,6 +152,7 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
     unit.createdAt = Math.max(unit.createdAt, item.hit.createdAt);
   }
   const ranked = [...units.values()];
+  const asked = askedAttribute(query);
   let moved = false;
   ranked.forEach((later, index) => {
     if (!later.revision) return;
@@ -110,7 +162,8 @@ export function applySupersession<T extends RankedItem & { readonly score: numbe
         (earlier) =>
           earlier.createdAt < later.createdAt &&
           later.best >= weights.minShare * earlier.best &&
-          sameSubject(earlier.words, later.words, weights.subjectShare),
+          sameSubject(earlier.words, later.words, weights.subjectShare) &&
+          sameAttribute(earlier.words, later.words, asked),
       );
     if (superseded.length === 0) return;
     const target = Math.max(...superseded.map((earlier) => earlier.best + earlier.lift));
@@ -152,6 +205,20 @@ function sameSubject(earlier: ReadonlySet<string>, later: ReadonlySet<string>, s
   let shared = 0;
   for (const word of earlier) if (later.has(word)) shared++;
   return shared >= Math.min(2, earlier.size) && shared >= share * earlier.size;
+}
+
+/**
+ * When the question names the attribute it asks for, the later unit holds each of its words that
+ * the earlier one holds: "media-base now ships ffmpeg 6.1.1" revises media-base, but not which
+ * services build on it.
+ */
+function sameAttribute(
+  earlier: ReadonlySet<string>,
+  later: ReadonlySet<string>,
+  asked: ReadonlySet<string>,
+): boolean {
+  for (const word of asked) if (earlier.has(word) && !later.has(word)) return false;
+  return true;
 }
 
 /** How far above the superseded unit a revision lands (a hair: it must not pass anything else). */

@@ -68,6 +68,22 @@ describe('HTTP consistency with the CLI and MCP', () => {
     await db.close();
   });
 
+  it('refuses an empty or whitespace recall query as the library does, and finds nothing without a word', async () => {
+    const { db, app } = await setup();
+    for (const query of ['', '  \n ']) {
+      const refused = await app.request('/api/agents/primary/recall', post({ query }));
+      expect(refused.status, JSON.stringify(query)).toBe(400);
+      const body = (await refused.json()) as { error: { code: string; field: string; message: string } };
+      expect(body.error).toMatchObject({ code: 'INVALID_INPUT', field: 'body.query' });
+      expect(body.error.message).toContain('must not be empty');
+      await expect(db.primary().recall(query)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    const nothing = await app.request('/api/agents/primary/recall', post({ query: '?!' }));
+    expect(nothing.status).toBe(200);
+    expect(await nothing.json()).toMatchObject({ hits: [], context: '', usedTokens: 0 });
+    await db.close();
+  });
+
   it('under --read-only, /api/check reports the checks it skipped', async () => {
     const { db, path } = await setup();
     await db.close();

@@ -289,6 +289,7 @@ describe('MCP server (in memory)', () => {
       ['memory_restore', { lineId: 'nope' }],
       ['memory_history', { lineId: 'nope' }],
       ['memory_recall', { query: 'x', budgetTokens: -1 }],
+      ['memory_recall', { query: '   ' }],
       ['memory_plan_add', { title: 'no turn open' }],
       ['memory_turn_end', { input: 'no turn open' }],
       ['memory_profile_update', { preferences: 'vim' }],

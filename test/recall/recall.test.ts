@@ -315,12 +315,25 @@ describeEngines('recall', () => {
     expect(await memoryDigest(path)).toBe(before);
   });
 
-  it('lists the newest rows for an empty query', async () => {
+  it('refuses an empty or whitespace query, and finds nothing for one without a word', async () => {
     const agent = db.primary();
     await seed(agent);
-    const result = await agent.recall('', { layers: ['archive'], limit: 3 });
-    expect(result.hits.length).toBe(3);
-    expect(result.hits[0]?.provenance.createdAt).toBe(T0 + 30 * DAY);
+    for (const query of ['', '   ', '\n\t']) {
+      const error = await agent.recall(query, { limit: 3 }).catch((e: unknown) => e);
+      expect(HedgehopError.isInstance(error), JSON.stringify(query)).toBe(true);
+      expect((error as HedgehopError).code).toBe('INVALID_INPUT');
+      expect((error as HedgehopError).field).toBe('query');
+      expect((error as HedgehopError).message).toBe('query: must not be empty');
+    }
+    for (const query of ['?!', ' -- ... ', '()[]{}']) {
+      const result = await agent.recall(query, { limit: 3, budgetTokens: 200 });
+      expect(result.hits, JSON.stringify(query)).toEqual([]);
+      expect(result.context).toBe('');
+      expect(result.usedTokens).toBe(0);
+    }
+    // Stop words alone still search those words: only records holding them come back.
+    const stopWords = await agent.recall('who is she', { budgetTokens: 0 });
+    for (const hit of stopWords.hits) expect(hit.confidence).toBeGreaterThan(0);
   });
 });
 

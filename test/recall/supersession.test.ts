@@ -57,4 +57,34 @@ describeEngines('recall: a value changed later', () => {
     );
     expect(then.hits[0]?.text).toContain('300 seconds');
   });
+
+  it('keeps the statement of the asked attribute first when a later turn changes another one', async () => {
+    const agent = db.primary();
+    const turns: [string, string][] = [
+      [
+        'Renovate opened its weekly bump again; it has been red all week and nobody looked at it. What would it touch if we merged it?',
+        'It bumps ffmpeg from 5.1 to 6.1. The transcoder builds on media-base, and so do feed-builder and stats-rollup, which only need ffprobe; those three services would all pick up the new ffmpeg on their next deploy, so each of their suites has to pass first, and the nightly jobs too; I will run them locally against a test tag before anything is merged, and report back here with the failures, if any, and how long each suite took.',
+      ],
+      [
+        'Can you check the nightly backup?',
+        'The nightly backup finished at 02:14 and the restore test passed.',
+      ],
+      ['How big is the media-base image?', 'The media-base image is 410 MB; its build takes six minutes.'],
+      ['Who is on call this week?', 'Dana is on call until Friday, then Omar takes over.'],
+      [
+        'Pin ffmpeg in media-base.',
+        'Pinned: media-base now builds ffmpeg 6.1.1 instead of 5.1, and the media-base build is green.',
+      ],
+    ];
+    for (const [i, [input, output]] of turns.entries()) {
+      await agent.search(i === 0 ? { newScene: true } : {});
+      await agent.update({ input, output, createdAt: T0 + i * 90 * MINUTE });
+    }
+    // The later turn changed media-base's ffmpeg, not which services build on it.
+    const { hits } = await agent.recall('Which services build on media-base?', { budgetTokens: 0 });
+    expect(hits[0]?.text).toContain('three services');
+    // Asked for the ffmpeg build, the later turn that changed it comes first.
+    const pinned = await agent.recall('Which ffmpeg build does media-base use?', { budgetTokens: 0 });
+    expect(pinned.hits[0]?.text).toContain('6.1.1');
+  });
 });

@@ -66,9 +66,16 @@ export const recallOptionsSchema = z
 /** Options of `agent.recall`. */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
+/**
+ * The query of `agent.recall` on every surface (library, CLI, MCP, HTTP): a string of at most
+ * {@link MAX_QUERY_CHARS} characters holding something besides whitespace. An empty query is a
+ * mistake, not a request for everything (as for navigation); the newest records are listed by
+ * `searchArchive` and the scene views.
+ */
 export const recallQuerySchema = z
   .string({ error: 'must be a string' })
-  .max(100_000, 'at most 100000 characters');
+  .max(100_000, 'at most 100000 characters')
+  .refine((query) => query.trim().length > 0, 'must not be empty');
 
 /** Where a recalled item came from: enough to read the verbatim record again. */
 export interface Provenance {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INDEX_LAYERS, MAX_QUERY_CHARS, recallOptionsSchema } from '../../core/model/recall.js';
+import { INDEX_LAYERS, recallOptionsSchema, recallQuerySchema } from '../../core/model/recall.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentNameSchema, existingAgent } from './common.js';
 
@@ -48,7 +48,7 @@ const recallResultSchema = z
 
 /** The recall options plus the query, as one JSON body. */
 const recallBodySchema = recallOptionsSchema.safeExtend({
-  query: z.string().min(1, 'must not be empty').max(MAX_QUERY_CHARS, `at most ${MAX_QUERY_CHARS} characters`),
+  query: recallQuerySchema,
 });
 
 /** Recall: ranked hits across layers with provenance, and the context for a token budget. */

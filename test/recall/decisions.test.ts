@@ -1,0 +1,52 @@
+/** "What did we decide …?" finds the turn where the user approved the proposal (issue 19). */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
+import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2024, 2, 14, 9, 0);
+
+let db: MemoryDB;
+
+beforeEach(async () => {
+  db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
+});
+
+afterEach(async () => {
+  if (!db.closed) await db.close();
+});
+
+describeEngines('recall: what was decided', () => {
+  it('ranks the turn that approved a proposal first, above the turn that explained the problem', async () => {
+    const agent = db.primary();
+    const turns: [string, string][] = [
+      [
+        'Why does the transcode test time out in CI?',
+        'The fixture test now transcodes the 45-minute fixture, a full episode, which takes about 50 s against a 60 s timeout.',
+      ],
+      [
+        'So what do you propose?',
+        'Use a 3-minute excerpt around the spike for every PR, and run the full episode nightly.',
+      ],
+      [
+        'Do it.',
+        'Done: the per-PR run uses the excerpt and the 45-minute fixture test runs in the nightly job.',
+      ],
+      ['Who is on call this week?', 'Dana is on call until Friday, then Omar takes over.'],
+    ];
+    for (const [i, [input, output]] of turns.entries()) {
+      await agent.search(i === 0 ? { newScene: true } : {});
+      await agent.update({ input, output, createdAt: T0 + i * 30 * MINUTE });
+    }
+    const decided = await agent.recall('What did we decide to do with the 45-minute fixture test?', {
+      budgetTokens: 0,
+    });
+    expect(decided.hits[0]?.text).toContain('nightly job');
+    expect(decided.hits.map((h) => h.score)).toEqual(
+      [...decided.hits.map((h) => h.score)].sort((a, b) => b - a),
+    );
+    // Asked why, the explanation keeps its place.
+    const why = await agent.recall('Why did the 45-minute fixture test time out?', { budgetTokens: 0 });
+    expect(why.hits[0]?.text).toContain('50 s against a 60 s timeout');
+  });
+});
