@@ -74,6 +74,7 @@ export type RecallOptions = z.input<typeof recallOptionsSchema>;
  */
 export const recallQuerySchema = z
   .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
   .max(100_000, 'at most 100000 characters')
   .refine((query) => query.trim().length > 0, 'must not be empty');
 
