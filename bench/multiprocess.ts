@@ -17,6 +17,8 @@ export interface WriterResult {
   readonly elapsedMs: number;
   readonly commits: number;
   readonly latencies: number[];
+  /** The writer's CPU time (user + system) over its timed commits. */
+  readonly cpuMs: number;
 }
 
 /** How each writer of a round commits. */
@@ -36,6 +38,8 @@ export interface RoundResult {
   readonly throughput: number;
   readonly p50: number;
   readonly p99: number;
+  /** The writer processes' CPU time per commit (user + system, ms), start-up and warm-up left out. */
+  readonly cpuPerCommitMs: number;
 }
 
 interface Writer {
@@ -92,8 +96,10 @@ export async function writerRound(path: string, writers: number, plan: WriterPla
   const results = await Promise.all(started.map((w) => w.done));
   const latencies = results.flatMap((r) => r.latencies);
   const span = Math.max(...results.map((r) => r.elapsedMs));
+  const commits = results.reduce((sum, r) => sum + r.commits, 0);
   return {
-    throughput: results.reduce((sum, r) => sum + r.commits, 0) / (span / 1000),
+    throughput: commits / (span / 1000),
+    cpuPerCommitMs: results.reduce((sum, r) => sum + r.cpuMs, 0) / commits,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };

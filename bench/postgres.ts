@@ -319,7 +319,7 @@ async function measureWriters(
     for (const writers of order) {
       const result = await writersOnce(url, writers, durationMs);
       options.log(
-        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(1)} commits/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms`,
+        `postgres: ${writers} writer(s), round ${r + 1}: ${result.throughput.toFixed(1)} commits/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, writers' CPU ${result.cpuPerCommitMs.toFixed(2)} ms/commit`,
       );
       samples.get(writers)?.push(result);
     }
@@ -329,6 +329,7 @@ async function measureWriters(
     throughput: median(of(writers).map((s) => s.throughput)),
     p50: median(of(writers).map((s) => s.p50)),
     p99: median(of(writers).map((s) => s.p99)),
+    cpuPerCommitMs: median(of(writers).map((s) => s.cpuPerCommitMs)),
   });
   const single = summary(1);
   return counts.flatMap((writers): BenchRow[] => {
@@ -340,7 +341,7 @@ async function measureWriters(
       name,
       result,
       single,
-      `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}`,
+      `median of ${rounds} rounds; ratio round by round ${perRound.join(', ')}; writers' CPU ${result.cpuPerCommitMs.toFixed(2)} ms a commit`,
     );
   });
 }

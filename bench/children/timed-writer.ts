@@ -5,7 +5,8 @@
  * - `warmup` commits first (connections opened, statements and caches warm), not timed;
  * - `agent` `own`: the writer is an agent of its own (`writer-<prefix>`), else the primary agent.
  * Once warm it prints `ready` and waits for a line on stdin before timing, so that a driver can
- * start several writers at once (bench/multiprocess.ts).
+ * start several writers at once (bench/multiprocess.ts). `cpuMs` is the process's CPU time
+ * (user + system) over the timed commits only, start-up and warm-up left out.
  */
 import { createInterface } from 'node:readline';
 import { openMemory } from '../../src/index.js';
@@ -37,6 +38,7 @@ const lines = createInterface({ input: process.stdin });
 await new Promise<void>((resolve) => lines.once('line', () => resolve()));
 lines.close();
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 const latencies: number[] = [];
 for (let i = 0; durationMs > 0 ? performance.now() - started < durationMs : i < count; i++) {
   const t0 = performance.now();
@@ -44,5 +46,9 @@ for (let i = 0; durationMs > 0 ? performance.now() - started < durationMs : i < 
   latencies.push(performance.now() - t0);
 }
 const elapsedMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuAtStart);
 await db.close();
-process.stdout.write(`${JSON.stringify({ prefix, elapsedMs, commits: latencies.length, latencies })}\n`);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+process.stdout.write(
+  `${JSON.stringify({ prefix, elapsedMs, commits: latencies.length, latencies, cpuMs })}\n`,
+);

@@ -52,6 +52,11 @@ describe('indexText', () => {
       'café',
       '42',
       'x',
+      // Past the lengths where a lexeme's bytes must be counted (683 units) and where it is cut and hashed.
+      'y'.repeat(683),
+      'ж'.repeat(700),
+      'ж'.repeat(1100),
+      'z'.repeat(2100),
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(word, fc.string({ maxLength: 12 })), { maxLength: 80 }), (words) => {

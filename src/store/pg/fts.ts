@@ -38,6 +38,8 @@ const MAX_POSITIONS = 256;
 
 /** A stemmed token made storable: itself, or a prefix and a hash when it is too long. */
 export function fitLexeme(stemmed: string): string {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a lexeme this short needs no byte count.
+  if (stemmed.length * 3 <= MAX_LEXEME_BYTES) return stemmed;
   const bytes = Buffer.byteLength(stemmed, 'utf8');
   if (bytes <= MAX_LEXEME_BYTES) return stemmed;
   const buffer = Buffer.from(stemmed, 'utf8');
@@ -62,8 +64,12 @@ export interface IndexedText {
   readonly heavy: string | null;
 }
 
+/** A quote or a backslash: what `tsvector`/`tsquery` input escapes (tokens never hold one). */
+const NEEDS_ESCAPE = /['\\]/u;
+
 /** Quotes a lexeme for `tsvector`/`tsquery` input. */
 function quoteLexeme(lexeme: string): string {
+  if (!NEEDS_ESCAPE.test(lexeme)) return `'${lexeme}'`;
   return `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
@@ -74,32 +80,35 @@ const POSITIONS: readonly string[] = Array.from({ length: MAX_POSITIONS + 1 }, (
 
 /**
  * Tokenizes, stems and counts a text, the way both engines' indexes see it. Lexemes come in the
- * order of their first occurrence. Each distinct token is stemmed once (a text repeats its words).
+ * order of their first occurrence (`stem` remembers each word's stem, so a repeated word costs a
+ * lookup).
  */
 export function indexText(text: string): IndexedText {
   const tokens = tokenize(text);
-  const perToken = new Map<string, number>();
-  for (const token of tokens) perToken.set(token, (perToken.get(token) ?? 0) + 1);
-  // Distinct tokens in order of first occurrence, so each lexeme first appears where its first token does.
   const counts = new Map<string, number>();
-  for (const [token, count] of perToken) {
+  let units = 0;
+  for (const token of tokens) {
     const lexeme = lexemeOf(token);
-    counts.set(lexeme, (counts.get(lexeme) ?? 0) + count);
+    const count = counts.get(lexeme);
+    if (count === undefined) {
+      counts.set(lexeme, 1);
+      units += lexeme.length;
+    } else counts.set(lexeme, count + 1);
   }
-  let entries = [...counts];
-  let bytes = 0;
-  for (const [lexeme] of entries) bytes += Buffer.byteLength(lexeme, 'utf8');
-  if (bytes > MAX_VECTOR_BYTES) entries = keepMostFrequent(entries);
-  const heavy: Record<string, number> = {};
-  let anyHeavy = false;
-  const parts = entries.map(([lexeme, count]) => {
-    if (count > MAX_POSITIONS) {
-      heavy[lexeme] = count;
-      anyHeavy = true;
-    }
-    return `${quoteLexeme(lexeme)}:${POSITIONS[Math.min(count, MAX_POSITIONS)] as string}`;
-  });
-  return { vector: parts.join(' '), length: tokens.length, heavy: anyHeavy ? JSON.stringify(heavy) : null };
+  let entries: Iterable<[string, number]> = counts;
+  // A code unit is at most 3 UTF-8 bytes: only a vector this large needs its bytes counted.
+  if (units * 3 > MAX_VECTOR_BYTES) {
+    let bytes = 0;
+    for (const lexeme of counts.keys()) bytes += Buffer.byteLength(lexeme, 'utf8');
+    if (bytes > MAX_VECTOR_BYTES) entries = keepMostFrequent([...counts]);
+  }
+  let heavy: Record<string, number> | undefined;
+  const parts: string[] = [];
+  for (const [lexeme, count] of entries) {
+    if (count > MAX_POSITIONS) (heavy ??= {})[lexeme] = count;
+    parts.push(`${quoteLexeme(lexeme)}:${POSITIONS[Math.min(count, MAX_POSITIONS)] as string}`);
+  }
+  return { vector: parts.join(' '), length: tokens.length, heavy: heavy ? JSON.stringify(heavy) : null };
 }
 
 function keepMostFrequent(entries: [string, number][]): [string, number][] {
