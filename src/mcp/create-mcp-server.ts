@@ -78,5 +78,23 @@ export function createMcpServer(db: MemoryDB, options: McpServerOptions = {}): M
   registerKnowledgeTools(ctx);
   registerMemoryServerTools(ctx);
   registerResources(ctx);
+  skipOwnOutputCheck(server);
   return server;
+}
+
+/**
+ * The SDK parses every tool's structured result with the tool's output schema before sending
+ * it (a zod parse that walks, and copies, the whole answer: on `search_nodes`, every entity and
+ * relation), then checks the result's shape once more against the protocol's schema, which it
+ * keeps doing. The structured content of these tools is built from the typed values the output
+ * schemas describe, and the MCP tests have the client check every answer against the schema
+ * the server lists, so the server-side parse is skipped here. Requests are still parsed (the
+ * protocol's schema and each tool's input schema). An SDK without this method is unaffected:
+ * it keeps its own checks, and the property set here is never read.
+ */
+function skipOwnOutputCheck(server: McpServer): void {
+  const internals = server as unknown as { validateToolOutput?: unknown };
+  if (typeof internals.validateToolOutput === 'function') {
+    internals.validateToolOutput = (): Promise<void> => Promise.resolve();
+  }
 }

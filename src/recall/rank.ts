@@ -636,7 +636,10 @@ function idf(documentFrequency: number, documents: number): number {
  * (see {@link SearchHit.confidence}). The weights are read now (inside the read); each text is
  * compared only when its confidence is asked for, so rows that are never shown cost nothing.
  */
-function confidenceOf(statistics: TermStatistics, terms: readonly QueryTerm[]): (text: string) => number {
+export function confidenceOf(
+  statistics: TermStatistics,
+  terms: readonly QueryTerm[],
+): (text: string) => number {
   const weightsByStem = new Map(
     terms.map((t) => [t.stem, idf(statistics.frequency(t.stem), statistics.documents)]),
   );

@@ -103,18 +103,19 @@ export class ArchiveRepo {
       eventType: isEvent ? (record.eventType ?? '') : null,
       planStep: isEvent ? (record.planStep ?? null) : null,
     };
-    const id = this.#engine
+    // Not `… RETURNING id`: a statement with RETURNING opens a statement savepoint, and at every
+    // savepoint FTS5 writes the index rows it holds so far to a new segment, so each record of a
+    // turn but the last would leave a segment of its own. The id is read by the unique slot.
+    this.#engine
       .statement(
         `INSERT INTO archive (agent_id, topic_id, seq, kind, role, speaker, content_type, event_type, plan_step,
            content, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (topic_id, seq) DO UPDATE SET kind = excluded.kind, role = excluded.role,
            speaker = excluded.speaker, content_type = excluded.content_type, event_type = excluded.event_type,
-           plan_step = excluded.plan_step, content = excluded.content, created_at = excluded.created_at
-         RETURNING id`,
+           plan_step = excluded.plan_step, content = excluded.content, created_at = excluded.created_at`,
       )
-      .pluck(true)
-      .get(
+      .run(
         turn.agent_id,
         turn.id,
         seq,
@@ -126,7 +127,11 @@ export class ArchiveRepo {
         row.planStep,
         record.content,
         record.createdAt,
-      ) as number;
+      );
+    const id = this.#engine
+      .statement('SELECT id FROM archive WHERE topic_id = ? AND seq = ?')
+      .pluck(true)
+      .get(turn.id, seq) as number;
     this.#index.upsert({
       layer: 'archive',
       ref: String(id),

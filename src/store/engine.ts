@@ -376,7 +376,10 @@ export class Engine {
 
   /** Changes whenever another connection commits to the file (PRAGMA data_version). */
   dataVersion(): number {
-    return this.pragma('dataVersion', 'data_version') as number;
+    this.assertOpen('dataVersion');
+    // A cached statement: `pragma()` prepares the statement anew on every call, and the recall
+    // index asks on every search (its term statistics cache).
+    return guard('dataVersion', () => this.statement('PRAGMA data_version').pluck().get() as number);
   }
 
   /** Compares two paths after resolving links, for "is this the open file?" checks. */

@@ -141,9 +141,14 @@ export interface KnowledgeTextRow {
 }
 
 export function knowledgeText(doc: DocRow, row: KnowledgeTextRow): ResolvedText {
-  const body = [row.content, ...parseStringArray(row.observations)].filter((s) => s.length > 0).join('\n');
-  const text = body.length > 0 ? `${row.title}: ${body}` : row.title;
+  const text = knowledgeHitText(row.title, row.content, parseStringArray(row.observations));
   return { rowid: doc.rowid, text, title: `${row.graph} / ${row.title}` };
+}
+
+/** The text a knowledge node's hit shows (and is compared with the query): its title, then its content and observations. */
+export function knowledgeHitText(title: string, content: string, observations: readonly string[]): string {
+  const body = [content, ...observations].filter((s) => s.length > 0).join('\n');
+  return body.length > 0 ? `${title}: ${body}` : title;
 }
 
 /** The columns of a profile that recall shows. */

@@ -183,6 +183,22 @@ describeEngines('the MCP memory server tools', () => {
     expect((await memory.searchNodes('nothing like this')).entities).toEqual([]);
   });
 
+  it('search_nodes keeps entities that match equally in the order they were created, as the reference does', async () => {
+    const { db } = await fresh();
+    const memory = db.knowledge.memoryServer();
+    // One call each: every entity is written later than the one before it.
+    for (const name of ['Ada', 'Bob', 'Cyd']) {
+      await memory.createEntities([
+        { name, entityType: 'person', observations: ['maintains the billing gateway'] },
+      ]);
+    }
+    expect((await memory.searchNodes('billing')).entities.map((e) => e.name)).toEqual(['Ada', 'Bob', 'Cyd']);
+    expect((await db.knowledge.search('gateway', { limit: 2 })).map((hit) => hit.node.title)).toEqual([
+      'Ada',
+      'Bob',
+    ]);
+  });
+
   it('open_nodes returns the named entities that exist and every relation touching one', async () => {
     const { memory } = await seeded();
     const opened = await memory.openNodes(['Acme', 'Nobody']);

@@ -21,6 +21,9 @@ export async function connect(options: McpServerOptions = {}, path = tempFile())
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(clientSide);
+  // Listing the tools makes the client check every structured answer against the tool's
+  // output schema (the server does not check its own answers).
+  await client.listTools();
   return {
     db,
     client,

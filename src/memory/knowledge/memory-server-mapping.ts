@@ -57,13 +57,21 @@ function relationsOf(
 const relationKey = (relation: MemoryServerRelation): string =>
   JSON.stringify([relation.from, relation.to, relation.relationType]);
 
-/** Relations, each once, in order. */
+/**
+ * Relations, each once, in order. Seen relations are held by their three strings, not by a key
+ * joined from them: a search can return thousands of relations, and their titles are the same
+ * few string objects (whose hashes are computed once), where a joined key is a new string to
+ * build and hash for every relation.
+ */
 function distinctRelations(relations: readonly MemoryServerRelation[]): MemoryServerRelation[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, Map<string, Set<string>>>();
   return relations.filter((relation) => {
-    const key = relationKey(relation);
-    if (seen.has(key)) return false;
-    seen.add(key);
+    let byTo = seen.get(relation.from);
+    if (byTo === undefined) seen.set(relation.from, (byTo = new Map()));
+    let types = byTo.get(relation.to);
+    if (types === undefined) byTo.set(relation.to, (types = new Set()));
+    if (types.has(relation.relationType)) return false;
+    types.add(relation.relationType);
     return true;
   });
 }

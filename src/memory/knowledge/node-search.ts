@@ -1,5 +1,6 @@
-import { queryTerms } from '../../recall/query.js';
-import { searchIndexIn } from '../../recall/search.js';
+import { matchExpression, mostInformativeTerms, queryCandidates, queryTerms } from '../../recall/query.js';
+import { confidenceOf } from '../../recall/rank.js';
+import { knowledgeHitText } from '../../store/recall-rows.js';
 import type { StoreTx } from '../../store/seam.js';
 import { knowledgeTextQuery, type NeedlePlace } from '../../store/knowledge-search-text.js';
 import type { KnowledgeNode, KnowledgeSearchHit } from '../../core/model/knowledge.js';
@@ -33,26 +34,46 @@ export function nodeMentions(node: KnowledgeNode, lowered: string): boolean {
 /** How many index hits are blended into the ranking. */
 const INDEX_CANDIDATES = 200;
 
+/** The knowledge nodes the recall index matches word by word, and how relevant each is. */
+interface IndexMatches {
+  /** Ids of the matched nodes (at most {@link INDEX_CANDIDATES}), best BM25 first. */
+  readonly ids: ReadonlySet<string>;
+  /** A matched node's index relevance in 0..1; 0 for any other node. */
+  relevance(node: KnowledgeNode): number;
+}
+
+const NO_MATCHES: IndexMatches = { ids: new Set(), relevance: () => 0 };
+
 /**
- * Index relevance of each knowledge node the recall index matches, in 0..1: half how much of
- * the query the node holds (the index's calibrated confidence), half its score relative to
- * the best hit.
+ * The recall index's BM25 matches of the query among the knowledge rows (stems, CJK
+ * segmentation and the query's most informative terms, as recall matches them), read in one
+ * statement. A node's relevance is half how much of the query its text holds (the calibrated
+ * confidence recall reports for its hit) and half its BM25 score relative to the best match.
+ * Recall's conversation priors (recency, scenes, speakers, feedback) are not applied: they
+ * rank a conversation's records, and a graph's nodes have neither turns nor scenes.
  */
-async function indexRelevance(tx: NodeSearchReads, query: string): Promise<Map<string, number>> {
-  const hits = await searchIndexIn(tx, {
-    agentId: NO_AGENT,
-    query,
-    layers: ['knowledge'],
-    limit: INDEX_CANDIDATES,
-  });
-  const best = hits[0]?.score ?? 0;
-  const relevance = new Map<string, number>();
-  for (const hit of hits) {
-    const relative = best > 0 ? Math.max(0, hit.score) / best : 0;
-    const value = 0.5 * hit.confidence + 0.5 * relative;
-    relevance.set(hit.ref, Math.max(relevance.get(hit.ref) ?? 0, value));
+async function indexMatches(tx: NodeSearchReads, query: string): Promise<IndexMatches> {
+  const candidates = queryCandidates(query);
+  const statistics = await tx.recall.termStatistics(candidates.map((term) => term.stem));
+  const terms = mostInformativeTerms(candidates, statistics.frequency);
+  const match = matchExpression(terms.map((term) => term.word));
+  if (match === undefined) return NO_MATCHES;
+  const rows = await tx.recall.match(match, { agentId: NO_AGENT, layers: ['knowledge'] }, INDEX_CANDIDATES);
+  const best = rows[0]?.bm25 ?? 0;
+  const relative = new Map<string, number>();
+  for (const row of rows) {
+    const value = best > 0 ? Math.max(0, row.bm25) / best : 0;
+    relative.set(row.ref, Math.max(relative.get(row.ref) ?? 0, value));
   }
-  return relevance;
+  const confidence = confidenceOf(statistics, terms);
+  return {
+    ids: new Set(relative.keys()),
+    relevance: (node) => {
+      const score = relative.get(node.id);
+      if (score === undefined) return 0;
+      return 0.5 * confidence(knowledgeHitText(node.title, node.content, node.observations)) + 0.5 * score;
+    },
+  };
 }
 
 /** A candidate of the ranking: its score, and whether it matched by words only. */
@@ -91,10 +112,9 @@ export async function rankNodes(
   const lowered = query.toLowerCase();
   // A query without a word (`*`, `?`, `!!!`) matches by substring only: the index would
   // otherwise list its newest rows, which answer nothing.
-  const relevance =
-    queryTerms(query).length > 0 ? await indexRelevance(tx, query) : new Map<string, number>();
+  const index = queryTerms(query).length > 0 ? await indexMatches(tx, query) : NO_MATCHES;
   if (Number.isFinite(limit) && knowledgeTextQuery(lowered, 'anywhere') !== undefined) {
-    return topRanked(tx, lowered, relevance, { graphId: options.graphId, limit });
+    return topRanked(tx, lowered, index, { graphId: options.graphId, limit });
   }
   const bySubstring = await repo.scanNodes(
     { graphId: options.graphId, textContains: lowered },
@@ -102,15 +122,15 @@ export async function rankNodes(
     Number.POSITIVE_INFINITY,
   );
   const held = new Set(bySubstring.map((node) => node.id));
-  const byWords = (await repo.nodesByIds([...relevance.keys()].filter((id) => !held.has(id)))).filter(
+  const byWords = (await repo.nodesByIds([...index.ids].filter((id) => !held.has(id)))).filter(
     (node) => options.graphId === undefined || node.graphId === options.graphId,
   );
   const hits = [
     ...bySubstring.map((node) => ({
       node,
-      score: substringTier(node, lowered) + (relevance.get(node.id) ?? 0),
+      score: substringTier(node, lowered) + index.relevance(node),
     })),
-    ...byWords.map((node) => ({ node, score: relevance.get(node.id) ?? 0 })),
+    ...byWords.map((node) => ({ node, score: index.relevance(node) })),
   ];
   // A stable sort keeps insertion order among equal scores.
   return hits.sort((a, b) => b.score - a.score).slice(0, limit);
@@ -126,7 +146,7 @@ export async function rankNodes(
 async function topRanked(
   tx: NodeSearchReads,
   lowered: string,
-  relevance: ReadonlyMap<string, number>,
+  index: IndexMatches,
   options: { graphId: string | undefined; limit: number },
 ): Promise<KnowledgeSearchHit[]> {
   const repo = tx.knowledge;
@@ -134,16 +154,16 @@ async function topRanked(
   // Each list below is in insertion order: the index's nodes (read together), then each tier's.
   const lists: Candidate[][] = [];
   const scored: Candidate[] = [];
-  for (const node of await repo.nodesByIds([...relevance.keys()])) {
+  for (const node of await repo.nodesByIds([...index.ids])) {
     if (graphId !== undefined && node.graphId !== graphId) continue;
     const tier = nodeMentions(node, lowered) ? substringTier(node, lowered) : 0;
-    scored.push({ node, score: tier + (relevance.get(node.id) ?? 0), wordsOnly: tier === 0 });
+    scored.push({ node, score: tier + index.relevance(node), wordsOnly: tier === 0 });
   }
   lists.push(scored);
   for (const [tier, place] of TIER_PLACES) {
     const nodes = await repo.scanNodes(
       { graphId, textContains: lowered, textPlace: place },
-      (node) => !relevance.has(node.id),
+      (node) => !index.ids.has(node.id),
       limit,
     );
     lists.push(nodes.map((node) => ({ node, score: tier, wordsOnly: false })));
