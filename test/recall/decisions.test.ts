@@ -1,24 +1,13 @@
 /** "What did we decide …?" finds the turn where the user approved the proposal (issue 19). */
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
-import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
+import { expect, it } from 'vitest';
+import { describeEngines } from '../helpers/engines.js';
+import { feedTurns, memoryPerTest } from '../helpers/dialogue.js';
 
-const MINUTE = 60_000;
-const T0 = Date.UTC(2024, 2, 14, 9, 0);
-
-let db: MemoryDB;
-
-beforeEach(async () => {
-  db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
-});
-
-afterEach(async () => {
-  if (!db.closed) await db.close();
-});
+const memory = memoryPerTest();
 
 describeEngines('recall: what was decided', () => {
   it('ranks the turn that approved a proposal first, above the turn that explained the problem', async () => {
-    const agent = db.primary();
+    const agent = memory().primary();
     const turns: [string, string][] = [
       [
         'Why does the transcode test time out in CI?',
@@ -34,10 +23,7 @@ describeEngines('recall: what was decided', () => {
       ],
       ['Who is on call this week?', 'Dana is on call until Friday, then Omar takes over.'],
     ];
-    for (const [i, [input, output]] of turns.entries()) {
-      await agent.search(i === 0 ? { newScene: true } : {});
-      await agent.update({ input, output, createdAt: T0 + i * 30 * MINUTE });
-    }
+    await feedTurns(agent, turns, 30);
     const decided = await agent.recall('What did we decide to do with the 45-minute fixture test?', {
       budgetTokens: 0,
     });

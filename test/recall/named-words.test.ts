@@ -1,24 +1,13 @@
 /** A name or an identifier in a question pins its subject (issue 19, recall's top hit). */
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
-import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
+import { expect, it } from 'vitest';
+import { describeEngines } from '../helpers/engines.js';
+import { feedTurns, memoryPerTest } from '../helpers/dialogue.js';
 
-const MINUTE = 60_000;
-const T0 = Date.UTC(2024, 2, 14, 9, 0);
-
-let db: MemoryDB;
-
-beforeEach(async () => {
-  db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
-});
-
-afterEach(async () => {
-  if (!db.closed) await db.close();
-});
+const memory = memoryPerTest();
 
 describeEngines('recall: names in the question', () => {
   it('ranks the record about the named person above a shorter one holding only a common word', async () => {
-    const agent = db.primary();
+    const agent = memory().primary();
     const turns: [string, string][] = [
       [
         'Mom turns 70 on June 8 and we want to take her out for dinner. No shellfish anywhere near her plate, she is allergic.',
@@ -31,10 +20,7 @@ describeEngines('recall: names in the question', () => {
       ['I eat fish again.', 'Noted: fish is back on your plan.'],
       ['Who is on call this week?', 'Dana is on call until Friday, then Omar takes over.'],
     ];
-    for (const [i, [input, output]] of turns.entries()) {
-      await agent.search(i === 0 ? { newScene: true } : {});
-      await agent.update({ input, output, createdAt: T0 + i * 90 * MINUTE });
-    }
+    await feedTurns(agent, turns, 90);
     const { hits } = await agent.recall("What can't Mom eat?", { budgetTokens: 0 });
     expect(hits[0]?.text).toContain('Mom turns 70');
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));

@@ -1,23 +1,12 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openMemory, type MemoryDB } from '../../src/api/memory-db.js';
-import { describeEngines, freshMemoryPath } from '../helpers/engines.js';
+import { expect, it } from 'vitest';
+import { describeEngines } from '../helpers/engines.js';
+import { feedTurns, memoryPerTest } from '../helpers/dialogue.js';
 
-const MINUTE = 60_000;
-const T0 = Date.UTC(2024, 2, 14, 9, 0);
-
-let db: MemoryDB;
-
-beforeEach(async () => {
-  db = await openMemory(freshMemoryPath(), { durability: 'normal', dream: { auto: false } });
-});
-
-afterEach(async () => {
-  if (!db.closed) await db.close();
-});
+const memory = memoryPerTest();
 
 describeEngines('recall: a value changed later', () => {
   it('ranks the update above the superseded value, with no time cue in the question', async () => {
-    const agent = db.primary();
+    const agent = memory().primary();
     const turns: [string, string][] = [
       [
         'What visibility timeout does the render-jobs queue use?',
@@ -35,10 +24,7 @@ describeEngines('recall: a value changed later', () => {
         'Raised the render-jobs queue visibility timeout to 900 seconds, so a long render finishes before the message is visible again.',
       ],
     ];
-    for (const [i, [input, output]] of turns.entries()) {
-      await agent.search(i === 0 ? { newScene: true } : {});
-      await agent.update({ input, output, createdAt: T0 + i * 90 * MINUTE });
-    }
+    await feedTurns(agent, turns, 90);
     const { hits, context } = await agent.recall('What is the visibility timeout of the render-jobs queue?', {
       budgetTokens: 200,
     });
@@ -59,7 +45,7 @@ describeEngines('recall: a value changed later', () => {
   });
 
   it('keeps the statement of the asked attribute first when a later turn changes another one', async () => {
-    const agent = db.primary();
+    const agent = memory().primary();
     const turns: [string, string][] = [
       [
         'Renovate opened its weekly bump again; it has been red all week and nobody looked at it. What would it touch if we merged it?',
@@ -76,10 +62,7 @@ describeEngines('recall: a value changed later', () => {
         'Pinned: media-base now builds ffmpeg 6.1.1 instead of 5.1, and the media-base build is green.',
       ],
     ];
-    for (const [i, [input, output]] of turns.entries()) {
-      await agent.search(i === 0 ? { newScene: true } : {});
-      await agent.update({ input, output, createdAt: T0 + i * 90 * MINUTE });
-    }
+    await feedTurns(agent, turns, 90);
     // The later turn changed media-base's ffmpeg, not which services build on it.
     const { hits } = await agent.recall('Which services build on media-base?', { budgetTokens: 0 });
     expect(hits[0]?.text).toContain('three services');
