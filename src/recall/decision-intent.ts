@@ -74,14 +74,15 @@ export function decisionSubject<T extends Scored>(
 
 /**
  * The items (best first, with their final scores) after the decision step: the records of each
- * subject unit that `approved` says the user approved gain `lift` × the best score.
+ * subject unit that `approved` says the user approved gain `lift` × the best score. `subject` is
+ * {@link decisionSubject} of the items, passed by a caller that has already worked it out.
  */
 export function applyDecision<T extends Scored>(
   items: readonly T[],
   approved: (unit: string) => boolean,
   weights: DecisionWeights = DEFAULT_DECISION_WEIGHTS,
+  subject: ReadonlySet<string> = decisionSubject(items, weights),
 ): T[] {
-  const subject = decisionSubject(items, weights);
   const lifted = [...subject].filter(approved);
   if (lifted.length === 0) return [...items];
   const best = Math.max(0, ...items.map((item) => item.score));

@@ -26,7 +26,13 @@ import { queryCandidates } from './query.js';
 import { fitSpan, mostStemsHeld, speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
 import { applySupersession } from './supersession.js';
-import { applyDecision, approves, asksForDecision, decisionSubject } from './decision-intent.js';
+import {
+  applyDecision,
+  approves,
+  asksForDecision,
+  decisionSubject,
+  DEFAULT_DECISION_WEIGHTS,
+} from './decision-intent.js';
 import { applyTemporalIntent, temporalIntent, type TemporalIntent } from './temporal-intent.js';
 import {
   groupUnits,
@@ -244,22 +250,24 @@ async function withDecisions(
   items: readonly Item[],
   records: TurnRecords,
 ): Promise<Item[]> {
-  const subject = [...decisionSubject(items)].filter((key) => turnOf(key) !== undefined);
-  if (subject.length === 0) return [...items];
+  const subject = decisionSubject(items);
+  const turns = [...subject].filter((key) => turnOf(key) !== undefined);
+  if (turns.length === 0) return [...items];
   await store.read('recall', (tx) =>
     readTurns(
       tx,
-      subject.map((key) => ({ key })),
+      turns.map((key) => ({ key })),
       records,
     ),
   );
-  return applyDecision(items, (key) => {
+  const approved = (key: string): boolean => {
     const turn = turnOf(key);
     const user = (turn === undefined ? undefined : records.get(turn))?.find(
       (record) => record.role === 'user' && record.eventType === undefined,
     );
     return user !== undefined && approves(user.text);
-  });
+  };
+  return applyDecision(items, approved, DEFAULT_DECISION_WEIGHTS, subject);
 }
 
 /** The records in the order of their final scores, after the temporal step. */
