@@ -1384,12 +1384,16 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
       .sort((a, b) => b.worth - a.worth);
     const whole = (c: Candidate): string =>
       `${oneLine(c.text)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
+    // In order: another's outcome whole, the best sentence cut (another's), the user's outcome
+    // whole, the best sentence cut (the user's).
     const best = outcomes.find((c) => !byUser(c));
-    const cut = bestOf(analysis);
+    const bestCut = bestOf(analysis);
+    const cut = bestCut?.outcome && says(bestCut) ? bestCut : undefined;
+    const cutText = (): string => (cut ? cutGist(oneLine(cut.text), room) : '');
     if (best) gist = whole(best);
-    else if (cut?.outcome && says(cut) && !byUser(cut)) gist = cutGist(oneLine(cut.text), room);
+    else if (cut && !byUser(cut)) gist = cutText();
     if (gist.length === 0 && outcomes[0]) gist = whole(outcomes[0]);
-    else if (gist.length === 0 && cut?.outcome && says(cut)) gist = cutGist(oneLine(cut.text), room);
+    else if (gist.length === 0 && cut && byUser(cut)) gist = cutText();
   }
   return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
 }
