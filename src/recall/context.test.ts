@@ -39,6 +39,19 @@ describe('recordForms', () => {
     const full = `${levels.detailed}\nThe whole transcript goes on here.`;
     expect(recordForms(full, levels, 0, new Set())[0]).toEqual({ level: 'full', lines: [full] });
   });
+
+  it("shows a task's stored levels without the label its item's own label already shows", () => {
+    const label = 'Staging alerts paging the production on-call';
+    const levels = {
+      brief: `${label} — routed to Slack.`,
+      summary: `${label}\nRoot cause: the staging override sat under a key the chart ignores.`,
+    };
+    const forms = recordForms(label, levels, 0, stemsOf('staging alerts'), undefined, label);
+    expect(forms).toEqual([
+      { level: 'summary', lines: ['Root cause: the staging override sat under a key the chart ignores.'] },
+      { level: 'brief', lines: ['routed to Slack.'] },
+    ]);
+  });
 });
 
 describe('assembleContext', () => {

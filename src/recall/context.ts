@@ -2,6 +2,7 @@ import { countTokens, tokensWithin } from '../core/tokens.js';
 import { LEVEL_CAPS } from '../core/model/levels.js';
 import type { ContextLevel } from '../core/model/recall.js';
 import { fitSpan } from './text-fit.js';
+import { withoutLeadingLabel } from '../core/text.js';
 
 /** Character budgets of the shortened levels (DESIGN.md §1). */
 export const LEVEL_CHARS: Readonly<Record<Exclude<ContextLevel, 'full'>, number>> = LEVEL_CAPS;
@@ -75,11 +76,15 @@ export function recordForms(
   rank: number,
   stems: ReadonlySet<string>,
   plan: DetailPlan = DEFAULT_DETAIL_PLAN,
+  title?: string,
 ): ContextForm[] {
   const forms: ContextForm[] = [];
   for (const level of levelsFor(rank, plan)) {
     const stored = level === 'full' ? undefined : levels?.[level];
-    const text = level === 'full' ? full : (stored ?? fitSpan(full, levelChars(level), stems));
+    // A stored level opens with the task's label, which the item's own label (`title`) already shows.
+    const shown =
+      stored !== undefined && title !== undefined ? withoutLeadingLabel(stored, title) || stored : stored;
+    const text = level === 'full' ? full : (shown ?? fitSpan(full, levelChars(level), stems));
     if (text === undefined || text.length === 0) continue;
     if (forms.some((f) => f.lines.join('\n') === text)) continue;
     if (stored === undefined && heldByStoredLevel(text, levels)) continue;

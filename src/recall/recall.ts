@@ -492,8 +492,10 @@ function toCandidate(
   }
   const speaker = hit.layer === 'archive' ? resolved.speaker : undefined;
   const full = speaker ? `${speaker}: ${resolved.text}` : resolved.text;
+  // A task's label heads its item (see contextLabels): its levels are shown without their copy of it.
+  const title = hit.layer === 'radial' ? resolved.title : undefined;
   return lazyForms({ ...contextLabels(hit, resolved, sceneName), ...group }, () =>
-    recordForms(full, resolved.levels, rank, stems),
+    recordForms(full, resolved.levels, rank, stems, DEFAULT_DETAIL_PLAN, title),
   );
 }
 
