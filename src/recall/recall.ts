@@ -25,6 +25,7 @@ import {
 import { queryCandidates } from './query.js';
 import { fitSpan, mostStemsHeld, speakerLabel } from './text-fit.js';
 import { searchIndexResolved, type ResolvedHit } from './search.js';
+import { withoutTimeCues } from '../core/time-cues.js';
 import { applySupersession } from './supersession.js';
 import {
   applyDecision,
@@ -95,9 +96,13 @@ export async function recall(
   // every record at confidence 0. A query of stop words only still searches them ("who is she").
   if (queryCandidates(text).length === 0) return emptyResult(text, parsed.budgetTokens);
   if (who.embedder) await catchUpEmbeddings(store, who.embedder);
+  // Time words ("now", "originally") choose between the records of the subject (the temporal
+  // step below) and are not searched: a record about something else that says "currently" is
+  // not about this subject.
+  const subject = withoutTimeCues(text);
   const ranked = await searchIndexResolved(store, {
     agentId: who.agentId,
-    query: text,
+    query: subject,
     layers: parsed.layers,
     lineId: parsed.lineId,
     sceneId: parsed.sceneId,
@@ -116,7 +121,7 @@ export async function recall(
   const groups = groupUnits(
     matchedItems(items.slice(0, Math.max(parsed.limit, CONTEXT_CANDIDATES)), who.embedder !== undefined),
   );
-  const stems = new Set(queryCandidates(text).map((term) => term.stem));
+  const stems = new Set(queryCandidates(subject).map((term) => term.stem));
   const assembled =
     parsed.budgetTokens > 0
       ? await assemble(store, who.agentId, stems, groups, parsed.budgetTokens, records)

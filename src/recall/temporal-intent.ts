@@ -7,13 +7,10 @@
  * Only the order (and the final scores) change: what is recalled is what the ranking found.
  */
 
+import { timeCues } from '../core/time-cues.js';
+
 /** What a question asks about time: the current state, an earlier one, or neither. */
 export type TemporalIntent = 'current' | 'past' | 'none';
-
-const CURRENT_RE =
-  /\b(?:now|nowadays|today|tonight|latest|current(?:ly)?|still|anymore|any more|these days|at the moment|right now|at present|presently|most recent(?:ly)?|newest|up to date)\b/iu;
-const PAST_RE =
-  /\b(?:before|originally|original|used to|did\b[^?.!]*\buse to|previous(?:ly)?|at first|initially|initial|formerly|former|earlier|back then|at the start|first time)\b/iu;
 
 /**
  * The temporal intent of a question (English cue words). A question with cues of both kinds
@@ -26,8 +23,7 @@ const PAST_RE =
  * ```
  */
 export function temporalIntent(query: string): TemporalIntent {
-  const current = CURRENT_RE.test(query);
-  const past = PAST_RE.test(query);
+  const { current, past } = timeCues(query);
   if (current === past) return 'none';
   return current ? 'current' : 'past';
 }

@@ -70,4 +70,32 @@ describeEngines('recall: a value changed later', () => {
     const pinned = await agent.recall('Which ffmpeg build does media-base use?', { budgetTokens: 0 });
     expect(pinned.hits[0]?.text).toContain('6.1.1');
   });
+
+  it('matches the subject of a time question without its time words', async () => {
+    const agent = memory().primary();
+    await feedTurns(
+      agent,
+      [
+        ['How do we store passwords?', 'Passwords are hashed with bcrypt at cost 12 in the auth service.'],
+        [
+          'How did the deploy work originally?',
+          'Originally we used to deploy by hand over ssh; today it runs from CI.',
+        ],
+        [
+          'What is the current status of the staging database?',
+          'Staging still runs Postgres 14; the upgrade is next week.',
+        ],
+        [
+          'Did the security review ask for changes?',
+          'Yes: we migrated password hashing from bcrypt to argon2id with a 64 MB memory cost.',
+        ],
+      ],
+      10,
+    );
+    const top = async (question: string): Promise<string | undefined> =>
+      (await agent.recall(question, { limit: 3, budgetTokens: 0 })).hits[0]?.text;
+    // "originally" and "currently" are said in passing by turns about other subjects.
+    expect(await top('what did we originally use to hash passwords?')).toContain('bcrypt at cost 12');
+    expect(await top('what do we currently use to hash passwords?')).toContain('argon2id');
+  });
 });

@@ -6,6 +6,7 @@ import type { Awaitable, RadialRepository, StoreTx, WriteOptions } from '../../s
 import type { MemoryContext } from '../context.js';
 import { levelAtDistance, levelName } from '../../core/model/levels.js';
 import { isStopWord } from '../../core/text-analysis.js';
+import { timeCues, withoutTimeCues } from '../../core/time-cues.js';
 import { shownSceneName } from '../../core/model/conversation.js';
 import { buildOrigin } from './origin-view.js';
 import { profileBrief } from './origin-profile.js';
@@ -81,11 +82,6 @@ interface Scored {
   recency: number;
 }
 
-// A question about the state now, or about how things were before.
-const CURRENT_RE =
-  /\b(?:now|today|latest|current(?:ly)?|still|these days|at the moment|nowadays|anymore)\b/iu;
-const PAST_RE =
-  /\b(?:before|originally|used to|previously|at first|initially|formerly|in the beginning|back then|did\b[^.!?]*\buse to)\b/iu;
 /** Candidates within this share of the best key count as the same subject for a time question. */
 const SAME_SUBJECT = 0.7;
 /** How much a time question moves the newest (or oldest) matching candidate up. */
@@ -99,25 +95,10 @@ const TIE_WEIGHT = 0.02;
  * oldest, `none` only breaks near ties towards the newer.
  */
 export function timeOfQuestion(query: string): 'current' | 'past' | 'none' {
-  if (PAST_RE.test(query)) return 'past';
-  if (CURRENT_RE.test(query)) return 'current';
+  const cues = timeCues(query);
+  if (cues.past) return 'past';
+  if (cues.current) return 'current';
   return 'none';
-}
-
-// The words that say which time a question asks about ("now", "originally", "used to"): they
-// choose between the nodes of a subject, and are not part of it.
-const TIME_CUE_RE =
-  /\b(?:now|today|latest|current(?:ly)?|still|nowadays|anymore|before|originally|previously|initially|formerly|used? to)\b/giu;
-
-/**
- * The question without its time cues, when it asks about a time: what its subject is. A node
- * that set a thing up is not less about it for lacking "originally" or "use", which the node
- * that later changed it may say in passing. Unchanged when nothing else would be left.
- */
-export function subjectOfQuestion(query: string): string {
-  if (timeOfQuestion(query) === 'none') return query;
-  const subject = query.replace(TIME_CUE_RE, ' ');
-  return /[\p{L}\p{N}]/u.test(subject) ? subject : query;
 }
 
 /** Re-keys the ranked candidates for recency (see {@link timeOfQuestion}). */
@@ -447,7 +428,7 @@ export class RadialService {
   ): Promise<RankedNode[]> {
     const queryVector = await this.#queryVector(query);
     // Words and word pairs are those of the subject; the time cues only order its nodes.
-    const subject = subjectOfQuestion(query);
+    const subject = withoutTimeCues(query);
     const read = await this.#read('navigate', (_repo, tx) =>
       readNavigationCandidates(tx, {
         agentId: this.#agentId,
