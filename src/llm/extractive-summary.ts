@@ -1443,7 +1443,10 @@ function leveled(
   oneLineMode: boolean,
 ): string {
   const separator = oneLineMode ? LABEL_SEPARATOR : '\n';
-  const head = label.length > 0 ? fitWords(label, Math.floor(cap / 2)) : '';
+  const head =
+    label.length > 0 && !summaryRestatesLabel(summary, analysis, cap, separator, oneLineMode)
+      ? fitWords(label, Math.floor(cap / 2))
+      : '';
   const parts: string[] = head.length > 0 ? [head] : [];
   let used = codePointLength(head);
   const cost = (text: string): number =>
@@ -1487,6 +1490,28 @@ const LABEL_GIVES_WAY = 1.25;
  * view shows the label beside the brief); the caller's leading summary sentences follow when
  * they fit the room that is left.
  */
+/**
+ * True when the caller's summary opens with a sentence that restates the label ("Implement JWT
+ * login. POST /login returns …" for the task "Implement JWT login") and that sentence fits the
+ * summary's share of a level: the label before it would say the same thing twice.
+ */
+function summaryRestatesLabel(
+  summary: string,
+  analysis: Analysis,
+  cap: number,
+  separator: string,
+  oneLineMode: boolean,
+): boolean {
+  if (summary.length === 0 || analysis.hintTerms.size === 0) return false;
+  const first = oneLine(splitSentences(summary)[0] ?? '');
+  if (first.length === 0 || !restates(first, analysis.hintTerms)) return false;
+  const shown = leadingSentences(
+    oneLineMode ? oneLine(summary) : summary,
+    Math.floor(cap * SUMMARY_SHARE) - codePointLength(separator),
+  );
+  return oneLine(shown).startsWith(first);
+}
+
 function briefLevel(label: string, summary: string, analysis: Analysis, cap: number): string {
   const separator = codePointLength(LABEL_SEPARATOR);
   // The first sentence of the caller's summary is what the caller chose to say: up to 65% of the

@@ -184,7 +184,8 @@ describe('taskLevels: a transcript of our own', () => {
     // Every word of this label is in the outcome the brief gives, so the brief leaves it to the
     // views (they all show the label beside it) and starts with the caller's summary.
     expect(levels.brief.startsWith(`${summary} — Fixed: the writer truncates`)).toBe(true);
-    expect(levels.summary.startsWith(`Fix export\n${summary}`)).toBe(true);
+    // "Export fixed" says what the label says: the summary level does not say it twice.
+    expect(levels.summary.startsWith(`${summary}\n`)).toBe(true);
     expect(levels.origin).toBe(`Fix export — ${summary}`);
   });
 

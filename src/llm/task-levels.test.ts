@@ -189,3 +189,39 @@ describe('taskLevels: a cause announced by "Found it."', () => {
     expect(brief).toMatch(/similarity\(\) as a function in the WHERE clause/u);
   });
 });
+
+describe('taskLevels: a caller summary that restates the label', () => {
+  it('says the label once in the summary and detailed levels', () => {
+    const label = 'Speed up the nightly billing export';
+    const levels = taskLevels(
+      {
+        label,
+        summary: 'Sped up the nightly billing export. It now runs with 8 workers and finishes by 02:10.',
+        files: ['deploy/export.yaml'],
+        todos: [],
+        context: session(),
+      },
+      LEVEL_CAPS,
+    );
+    for (const level of ['summary', 'detailed'] as const) {
+      expect(levels[level].startsWith('Sped up the nightly billing export.')).toBe(true);
+      expect(levels[level]).not.toContain(label);
+    }
+  });
+
+  it('keeps the label above a caller summary about something else', () => {
+    const levels = taskLevels(
+      {
+        label: 'Nightly billing export is late',
+        summary: 'It now runs with 8 workers and finishes by 02:10.',
+        files: [],
+        todos: [],
+        context: session(),
+      },
+      LEVEL_CAPS,
+    );
+    expect(levels.summary.startsWith('Nightly billing export is late\nIt now runs with 8 workers')).toBe(
+      true,
+    );
+  });
+});
