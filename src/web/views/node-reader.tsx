@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { withoutLeadingLabel } from '../../core/text.js';
 import { api, seg } from '../api-client.js';
 import { LEVELS, type LevelName, type RadialNode, type RadialOverview } from '../types.js';
 import { useAsync } from '../use-async.js';
@@ -99,9 +100,11 @@ function NodeText(props: { readonly agent: string; readonly node: RadialNode; re
     [agent, node.id, name],
   );
   if (name !== 'full') {
+    // The title above already names the task: the level is shown without its leading copy.
+    const text = node.summaries[name];
     return (
       <pre class="text" data-testid="level-text" data-level={name}>
-        {node.summaries[name]}
+        {withoutLeadingLabel(text, node.taskLabel) || text}
       </pre>
     );
   }
