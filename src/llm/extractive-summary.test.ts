@@ -149,6 +149,17 @@ describe('fitWords', () => {
     expect(fitWords('anything', 1)).toBe('…');
   });
 
+  it('does not end a cut on a word that only links to what was cut off', () => {
+    expect(fitWords('Failed logins limited per account and per IP with a sliding window', 50)).toBe(
+      'Failed logins limited per account and per IP…',
+    );
+    expect(fitWords('then revoke every token of the family at once', 33)).toBe('then revoke every token…');
+    // A negation stays: "did not…" is not "did…".
+    expect(fitWords('The nightly job did not finish before the window', 24)).toBe('The nightly job did not…');
+    // At least half of the cut is kept.
+    expect(fitWords('of the and with a lot more text after', 18)).toBe('of the and…');
+  });
+
   it('cuts CJK at a word and a giant word between graphemes', () => {
     const cjk = fitWords('我们今天讨论了数据库迁移的问题', 8);
     expect(codePointLength(cjk)).toBeLessThanOrEqual(8);

@@ -24,7 +24,8 @@ export function fitWords(text: string, max: number): string {
   const head = sliceCodePoints(text, max + LOOKAHEAD);
   const window = sliceCodePoints(head, room + 1);
   const atSpace = lastSpaceCut(window, room);
-  let best = atSpace !== undefined && atSpace.length >= window.length / 3 ? atSpace : '';
+  let best =
+    atSpace !== undefined && atSpace.length >= window.length / 3 ? withoutTrailingLinks(atSpace) : '';
   if (best.length === 0) {
     let used = 0;
     for (const part of wordSegments(head)) {
@@ -36,6 +37,33 @@ export function fitWords(text: string, max: number): string {
   }
   if (best.length === 0) best = fitGraphemes(head, room);
   return `${best}${ELLIPSIS}`;
+}
+
+// Words that only link what comes before to what was cut off: a cut that ends on one reads as a
+// sentence broken off mid-phrase ("limited per IP with a…", "revoke every token of the…").
+// Negations are not among them: "did not…" must not become "did…".
+const LINK_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but of to in on at by for with from into onto per via as than that which who whose ' +
+    'its their our your my his her this these those is are was were be been being has have had so if ' +
+    'when while because then where'
+  ).split(' '),
+);
+const LAST_WORD_RE = /\s+([^\s]+)$/u;
+
+/**
+ * `cut` without the link words it ends on (see {@link LINK_WORDS}), as long as at least half of
+ * it is left; trailing punctuation dropped again.
+ */
+function withoutTrailingLinks(cut: string): string {
+  let out = cut;
+  for (;;) {
+    const last = LAST_WORD_RE.exec(out);
+    if (!last || !LINK_WORDS.has((last[1] as string).toLowerCase())) return out;
+    const shorter = out.slice(0, last.index).replace(TRAILING_PUNCTUATION_RE, '');
+    if (shorter.length * 2 < cut.length) return out;
+    out = shorter;
+  }
 }
 
 /** The prefix of `window` before its last whitespace within `room` code points, trailing punctuation dropped. */
