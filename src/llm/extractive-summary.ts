@@ -1229,14 +1229,17 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
     );
     keepsNumber.push(false);
   }
-  // A list item keeps its number only in a run of items that starts at the list's first one;
-  // elsewhere ("2." opening a level, as if item 1 were missing) the number goes.
+  // A list item keeps its number only in a run of items that starts at the list's first one
+  // (the sentence that introduces the list may open the run); elsewhere ("2." opening a level,
+  // as if item 1 were missing) the number goes.
   for (let i = 0; i < chosen.length; i++) {
     if (adjacent[i]) continue;
     let end = i;
     while (end + 1 < chosen.length && adjacent[end + 1]) end++;
-    const first = LIST_NUMBER_RE.exec((chosen[i] as Candidate).text.trim());
-    if (end > i && first?.[1] === '1') for (let k = i; k <= end; k++) keepsNumber[k] = true;
+    const numbers = chosen.slice(i, end + 1).map((c) => LIST_NUMBER_RE.exec(c.text.trim())?.[1]);
+    const first = numbers.find((n) => n !== undefined);
+    if (end > i && first === '1' && numbers.filter((n) => n !== undefined).length > 1)
+      for (let k = i; k <= end; k++) keepsNumber[k] = true;
   }
   let out = '';
   let previous: Candidate | undefined;
@@ -1422,9 +1425,12 @@ function clauseGist(sentence: string, room: number): string | undefined {
 /** Content words a gist needs ("Found it." or "Done, thanks." say nothing on their own). */
 const GIST_TERMS = 3;
 
-/** True when an extract has enough content words to stand for its task. */
+// A sentence that announces what follows ("There are two ways to fix it:") says nothing alone.
+const ANNOUNCES_RE = /[:：]["'”’)\]]*$/u;
+
+/** True when an extract has enough content words to stand for its task, and does not only announce a list. */
 function says(candidate: Candidate): boolean {
-  return candidate.terms.length >= GIST_TERMS;
+  return candidate.terms.length >= GIST_TERMS && !ANNOUNCES_RE.test(candidate.text);
 }
 
 /** A sentence cut at a word with `…`, or nothing when too little of it would be left. */

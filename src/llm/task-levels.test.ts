@@ -225,3 +225,98 @@ describe('taskLevels: a caller summary that restates the label', () => {
     );
   });
 });
+
+describe('taskLevels: a `Human:` / `Assistant:` transcript with tool calls on header lines', () => {
+  const context = [
+    'Human: The orders export to the finance SFTP fails since last night; the cron mail only says "exit status 1".',
+    '',
+    "Assistant: I'll start with the job's log.",
+    '',
+    '[Tool call: bash]',
+    'tail -n 3 /var/log/exports/orders-sftp.log',
+    '',
+    '[Tool result]',
+    '2024-05-21T01:00:10Z INFO  connecting sftp.finance.example.com:22 user=exporter',
+    '2024-05-21T01:00:11Z ERROR ssh: handshake failed: no common algorithm for host key',
+    '',
+    'Assistant: Found it. Our exporter pins HostKeyAlgorithms to ssh-rsa (SHA-1), which the finance server stopped accepting on Monday.',
+    '',
+    'There are two ways to fix it:',
+    '1. Allow rsa-sha2-512 and rsa-sha2-256 after upgrading golang.org/x/crypto.',
+    "2. Switch to the server's ed25519 host key.",
+    '',
+    'Human: Go with 1 for now.',
+    '',
+    '[Tool call: bash]',
+    'cd exporter && go get golang.org/x/crypto@v0.23.0 && go test ./...',
+    '',
+    '[Tool result]',
+    'ok  	example.com/exporter	0.412s',
+    '',
+    'Assistant: Done. The export for 2024-05-20 is uploaded, and the exporter now offers rsa-sha2-512 and rsa-sha2-256.',
+  ].join('\n');
+  const levels = taskLevels(
+    { label: 'Orders export to finance SFTP failing', summary: '', files: [], todos: [], context },
+    LEVEL_CAPS,
+  );
+
+  it("reads the assistant's turns after a tool result as prose, not as the tool's output", () => {
+    expect(levels.brief).toContain('pins HostKeyAlgorithms to ssh-rsa');
+    expect(levels.summary).toContain('The export for 2024-05-20 is uploaded');
+    expect(levels.summary).not.toContain('ERROR');
+  });
+
+  it('keeps the numbers of a list shown whole after the sentence that introduces it ("Go with 1" refers to them)', () => {
+    expect(levels.detailed).toContain(
+      "There are two ways to fix it:\n1. Allow rsa-sha2-512 and rsa-sha2-256 after upgrading golang.org/x/crypto.\n2. Switch to the server's ed25519 host key.",
+    );
+  });
+
+  it('gives the origin no sentence that only announces a list', () => {
+    expect(levels.origin).not.toContain('two ways to fix it');
+  });
+});
+
+describe("taskLevels: Claude Code's terminal transcript", () => {
+  const context = [
+    '> the nightly invoice job crashed again with "KeyError: \'currency\'", can you fix it?',
+    '',
+    "⏺ I'll look at the job and the failing record.",
+    '',
+    '⏺ Bash(python -m billing.nightly --date 2024-06-03 --dry-run 2>&1 | tail -n 4)',
+    '  ⎿  Traceback (most recent call last):',
+    '       File "billing/nightly.py", line 88, in build_invoice',
+    '         amount = Money(line["amount"], line["currency"])',
+    "     KeyError: 'currency'",
+    '',
+    '⏺ Found it. Line items created by the new partner API since May 30 have no currency field: the partner integration stores the currency once on the order, and build_invoice reads it from the line.',
+    '',
+    '⏺ Update(billing/nightly.py)',
+    '  ⎿  Updated billing/nightly.py with 2 additions and 1 removal',
+    '       87 -        amount = Money(line["amount"], line["currency"])',
+    '       87 +        currency = line.get("currency") or order["currency"]',
+    '',
+    '⏺ Bash(pytest tests/billing -q)',
+    '  ⎿  40 passed in 3.21s',
+    '',
+    "⏺ Fixed: a line item without its own currency now takes the order's currency, so partner orders invoice again. I re-ran the job for June 3: 1,284 invoices built, none failed.",
+  ].join('\n');
+  const levels = taskLevels(
+    {
+      label: 'Nightly invoice job crashes with KeyError currency',
+      summary: '',
+      files: [],
+      todos: [],
+      context,
+    },
+    LEVEL_CAPS,
+  );
+
+  it('summarises what was said, without the markers or the tool output', () => {
+    expect(levels.summary).toContain('have no currency field');
+    expect(levels.summary).toContain("takes the order's currency");
+    for (const level of ['origin', 'brief', 'summary', 'detailed'] as const) {
+      expect(levels[level]).not.toMatch(/⏺|⎿|Traceback|passed in/u);
+    }
+  });
+});

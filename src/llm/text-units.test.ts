@@ -148,6 +148,94 @@ describe('splitUnits', () => {
     ]);
   });
 
+  it('ends a tool block opened by a header line at the next `Role:` line in a transcript whose turns open with one', () => {
+    const text = [
+      'Human: The export fails since last night.',
+      '',
+      'Assistant: Checking the log.',
+      '',
+      '[Tool call: bash]',
+      'tail -n 2 /var/log/export.log',
+      '',
+      '[Tool result]',
+      '2024-05-21T01:00:11Z ERROR ssh: handshake failed',
+      '',
+      'Assistant: Found it. The server no longer accepts ssh-rsa.',
+      '',
+      'Human: Fix it.',
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'The export fails since last night.'],
+      ['assistant', 'prose', 'Checking the log.'],
+      ['tool', 'tool', 'tail -n 2 /var/log/export.log'],
+      ['tool', 'tool', '2024-05-21T01:00:11Z ERROR ssh: handshake failed'],
+      ['assistant', 'prose', 'Found it.'],
+      ['assistant', 'prose', 'The server no longer accepts ssh-rsa.'],
+      ['user', 'prose', 'Fix it.'],
+    ]);
+    // Where turns open with header lines, a tool block still runs to the next header.
+    const headers = splitUnits(
+      '[user]\nWhy?\n[tool: bash]\nuser: root\nAssistant: not a turn here\n[assistant]\nDone.',
+    );
+    expect(headers.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'Why?'],
+      ['tool', 'tool', 'user: root\nAssistant: not a turn here'],
+      ['assistant', 'prose', 'Done.'],
+    ]);
+  });
+
+  it("reads Claude Code's terminal transcript: `>` opens the user's turn, `⏺` the agent's, `⏺ Tool(…)` a call with its `⎿` output", () => {
+    const text = [
+      '> the nightly invoice job crashed with "KeyError: \'currency\'", can you fix it?',
+      '',
+      '⏺ Bash(python -m billing.nightly --dry-run | tail -n 2)',
+      "  ⎿  KeyError: 'currency'",
+      '     > not a turn: indented output',
+      '',
+      '⏺ Found it. Partner line items have no currency field.',
+      '',
+      '⏺ Update(billing/nightly.py)',
+      '  ⎿  Updated billing/nightly.py with 1 addition',
+      '       87 +        currency = line.get("currency") or order["currency"]',
+      '',
+      "⏺ Fixed: a line without a currency takes the order's.",
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text.split('\n')[0]])).toEqual([
+      ['user', 'prose', 'the nightly invoice job crashed with "KeyError: \'currency\'", can you fix it?'],
+      ['tool', 'tool', '⏺ Bash(python -m billing.nightly --dry-run | tail -n 2)'],
+      ['tool', 'tool', "⎿  KeyError: 'currency'"],
+      ['assistant', 'prose', 'Found it.'],
+      ['assistant', 'prose', 'Partner line items have no currency field.'],
+      ['tool', 'tool', '⏺ Update(billing/nightly.py)'],
+      ['tool', 'tool', '⎿  Updated billing/nightly.py with 1 addition'],
+      ['assistant', 'prose', "Fixed: a line without a currency takes the order's."],
+    ]);
+    // Without `⏺` lines, `> ` stays a shell prompt.
+    expect(splitUnits('Run it:\n> npm test').map((u) => u.kind)).toEqual(['prose', 'command']);
+  });
+
+  it('reads the roles of chats exported as Markdown (`## User`, `**Assistant:**`)', () => {
+    const roles = (text: string): string[][] => splitUnits(text).map((u) => [u.role, u.text]);
+    expect(roles('## User\nThe build fails on main.\n\n## Assistant\nThe type of `id` changed.')).toEqual([
+      ['user', 'The build fails on main.'],
+      ['assistant', 'The type of `id` changed.'],
+    ]);
+    expect(roles('**User:** The build fails.\n**Assistant**: Fixed it.\n**Human**\nThanks.')).toEqual([
+      ['user', 'The build fails.'],
+      ['assistant', 'Fixed it.'],
+      ['user', 'Thanks.'],
+    ]);
+    // A document's own section headings are not turns.
+    expect(roles('## System design\nThe queue is durable.')).toEqual([
+      ['none', '## System design'],
+      ['none', 'The queue is durable.'],
+    ]);
+  });
+
   it('keeps code fences as code', () => {
     const units = splitUnits('Here it is.\n```ts\nconst a = 1\n```\nThat works.');
     expect(units.map((u) => u.kind)).toEqual(['prose', 'code', 'code', 'code', 'prose']);

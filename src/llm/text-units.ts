@@ -33,12 +33,22 @@ export interface TextUnit {
   readonly lineStart: boolean;
 }
 
+// A header line: `[assistant]`, `[tool:bash]`; in chats exported as Markdown also `## User` or
+// `**Assistant**` (only the speakers: a document's `## System` section is not a turn).
 const ROLE_HEADER_RE =
-  /^\[(user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]]*)?|function(?:[:\s][^\]]*)?)\]\s*$/iu;
-const ROLE_PREFIX_RE = /^(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:(?:\s+|$)/iu;
+  /^(?:\[(user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]]*)?|function(?:[:\s][^\]]*)?)\]|#{1,6}[ \t]*(user|human|assistant|ai|agent|model)[ \t]*:?|\*\*(user|human|assistant|ai|agent|model):?\*\*[ \t]*:?)\s*$/iu;
+// A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`.
+const ROLE_PREFIX_RE =
+  /^(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:|\*\*(user|human|assistant|ai|agent|model)(?::\*\*|\*\*[ \t]*:))(?:\s+|$)/iu;
 // A tool call on one line with what was run (`[tool: bash] npm test`, `[function:search] {…}`),
 // in transcripts whose turns open with a prefix (`assistant: …`): its output follows on the next lines.
 const INLINE_TOOL_RE = /^\[(?:tool|function)(?:[:\s][^\]]*)?\][ \t]+\S/iu;
+// Claude Code's terminal transcript: `> request` opens a user turn, `⏺ text` an assistant one,
+// `⏺ Bash(npm test)` a tool call whose output follows on indented `⎿` lines. Read so only in a
+// text that has such `⏺` lines at the start of a line (elsewhere `> ` is a shell prompt).
+const AGENT_MARK_RE = /^⏺[ \t]/mu;
+const AGENT_CALL_RE = /^⏺[ \t]+[A-Z][\w.-]*(?: \([^)]*\))?\(/u;
+const AGENT_TURN_RE = /^(⏺|>)[ \t]+/u;
 const FENCE_RE = /^(```|~~~)/u;
 const DIFF_START_RE = /^(?:diff --git |index [0-9a-f]{6,}|@@ -\d|--- a\/|\+\+\+ b\/|--- \/|\+\+\+ \/)/u;
 const DIFF_LINE_RE = /^[+\- ]/u;
@@ -118,7 +128,12 @@ interface Line {
 }
 
 const HEADER_LINE_RE =
-  /^[ \t]*\[(?:user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]\n]*)?|function(?:[:\s][^\]\n]*)?)\][ \t]*\r?$/gimu;
+  /^[ \t]*(?:\[(?:user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]\n]*)?|function(?:[:\s][^\]\n]*)?)\]|#{1,6}[ \t]*(?:user|human|assistant|ai|agent|model)[ \t]*:?|\*\*(?:user|human|assistant|ai|agent|model):?\*\*[ \t]*:?)[ \t]*\r?$/gimu;
+
+/** The role name a header or prefix match captured (whichever of its forms matched). */
+function capturedName(match: RegExpExecArray): string {
+  return match.slice(1).find((name) => name !== undefined) ?? '';
+}
 
 /** The trimmed line starting at `at`, and where the next one starts. */
 function lineAt(text: string, at: number): Line & { next: number } {
@@ -137,6 +152,13 @@ function trimmed(text: string, start: number, end: number): Line | undefined {
   while (s < e && isSpace(text.charCodeAt(s))) s++;
   while (e > s && isSpace(text.charCodeAt(e - 1))) e--;
   return e > s ? { start: s, end: e, text: text.slice(s, e) } : undefined;
+}
+
+/** Where `text.slice(start, end)` ends without its trailing line breaks and spaces. */
+function withoutTrailingBreaks(text: string, start: number, end: number): number {
+  let e = end;
+  while (e > start && (text.charCodeAt(e - 1) === 10 || isSpace(text.charCodeAt(e - 1)))) e--;
+  return e;
 }
 
 function isSpace(code: number): boolean {
@@ -180,6 +202,13 @@ export function splitUnits(text: string): TextUnit[] {
   };
   // A tool block opened by a prefix or an inline call ends at the next line that opens a turn.
   let prefixed = false;
+  // Whether turns open with a prefix (`Human: …`, `assistant: …`): there, a tool block opened by
+  // a header line (`[Tool result]`) also ends at the next turn's prefix, not only at a header.
+  let prefixTurns = false;
+  const agentTranscript = AGENT_MARK_RE.test(text);
+  /** True when the line at `start` (`line` its trimmed text) opens a turn of an agent transcript. */
+  const opensAgentTurn = (line: Line, start: number): boolean =>
+    agentTranscript && line.start === start && AGENT_TURN_RE.test(line.text);
   let at = 0;
   while (at <= text.length) {
     if (role === 'tool' && prefixed && !inFence) {
@@ -190,14 +219,13 @@ export function splitUnits(text: string): TextUnit[] {
         if (
           ROLE_HEADER_RE.test(next.text) ||
           ROLE_PREFIX_RE.test(next.text) ||
-          INLINE_TOOL_RE.test(next.text)
+          INLINE_TOOL_RE.test(next.text) ||
+          opensAgentTurn(next, stop)
         )
           break;
         stop = next.next;
       }
-      let end = Math.min(stop, text.length);
-      while (end > at && (text.charCodeAt(end - 1) === 10 || isSpace(text.charCodeAt(end - 1)))) end--;
-      const run = trimmed(text, at, end);
+      const run = trimmed(text, at, withoutTrailingBreaks(text, at, Math.min(stop, text.length)));
       if (run) units.push(machine('tool', run));
       if (stop >= text.length) break;
       at = stop;
@@ -206,11 +234,12 @@ export function splitUnits(text: string): TextUnit[] {
       HEADER_LINE_RE.lastIndex = at;
       const next = HEADER_LINE_RE.exec(text);
       const stop = next ? next.index : text.length;
-      const run = trimmed(text, at, stop);
+      const run = trimmed(text, at, withoutTrailingBreaks(text, at, stop));
       if (run) units.push(machine('tool', run));
       if (!next) break;
       at = stop;
     }
+    const lineStart = at;
     const line = lineAt(text, at);
     at = line.next;
     if (line.text.length === 0) {
@@ -221,13 +250,16 @@ export function splitUnits(text: string): TextUnit[] {
     const header = inFence ? null : ROLE_HEADER_RE.exec(line.text);
     if (header) {
       newParagraph();
-      role = roleOf(header[1] ?? '');
-      prefixed = false;
+      role = roleOf(capturedName(header));
+      prefixed = role === 'tool' && prefixTurns;
       block++;
       inDiff = false;
       continue;
     }
-    if (!inFence && INLINE_TOOL_RE.test(line.text)) {
+    if (
+      !inFence &&
+      (INLINE_TOOL_RE.test(line.text) || (opensAgentTurn(line, lineStart) && AGENT_CALL_RE.test(line.text)))
+    ) {
       // The call line itself (what was run) is tool output too.
       newParagraph();
       role = 'tool';
@@ -238,11 +270,18 @@ export function splitUnits(text: string): TextUnit[] {
       continue;
     }
     let current: Line = line;
-    const prefix = inFence || (role === 'tool' && !prefixed) ? null : ROLE_PREFIX_RE.exec(line.text);
+    const agentTurn = !inFence && opensAgentTurn(line, lineStart) ? AGENT_TURN_RE.exec(line.text) : null;
+    const prefix =
+      agentTurn ?? (inFence || (role === 'tool' && !prefixed) ? null : ROLE_PREFIX_RE.exec(line.text));
     if (prefix) {
       newParagraph();
-      role = roleOf((prefix[1] ?? '').split(/\s/u)[0] ?? '');
+      role = agentTurn
+        ? agentTurn[1] === '>'
+          ? 'user'
+          : 'assistant'
+        : roleOf(capturedName(prefix).split(/\s/u)[0] ?? '');
       prefixed = true;
+      prefixTurns = true;
       block++;
       const skip = prefix[0].length;
       if (skip >= line.text.length) continue;
