@@ -207,6 +207,11 @@ const MIN_POINT = 30;
 const LAST_CLAUSE = 0.9;
 /** What an opening is worth beside its whole sentence. */
 const PREFIX = 0.85;
+/**
+ * What the opening of a shorter sentence before a trailing clause (`, which …`, `; …`) is worth
+ * beside the whole: it says the sentence's point whole, as the sentence without an aside does.
+ */
+const TRAILING_OPENING = ASIDE;
 /** Greedy selection looks at this many of the best candidates that fit (enough for 1,800 code points). */
 const CHOOSE_FROM = 120;
 /** Extracts worth less than this share of the best one are not added to fill space. */
@@ -368,10 +373,11 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         u: unit,
       });
     }
-    const openings =
-      unit.end - unit.start > CLAUSE_FROM
-        ? clausePrefixEnds(text, unit.start, unit.end)
-        : trailingClauseEnds(text, unit.start, unit.end);
+    const long = unit.end - unit.start > CLAUSE_FROM;
+    const openings = long
+      ? clausePrefixEnds(text, unit.start, unit.end)
+      : trailingClauseEnds(text, unit.start, unit.end);
+    const opening = long ? PREFIX : TRAILING_OPENING;
     if (openings.length > 0) {
       for (const end of openings) {
         // An opening that holds only the lead-in says nothing.
@@ -384,7 +390,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
             end,
             group,
             partial: true,
-            base: base * PREFIX,
+            base: base * opening,
             outcome,
             why,
             cause,
@@ -398,7 +404,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
             end,
             group,
             partial: true,
-            base: base * leadIn * PREFIX,
+            base: base * leadIn * opening,
             cueFrom: unit.text,
             outcome,
             why,

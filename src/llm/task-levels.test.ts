@@ -231,3 +231,34 @@ describe('taskLevels: a brief packed with a shorter form', () => {
     }
   });
 });
+
+describe('taskLevels: an opening before a trailing clause says the point whole', () => {
+  it('weighs the fix cut before ", which" nearly as the whole fix, so the cause it answers joins it', () => {
+    const context = [
+      '[user]',
+      'Top crash in 3.9.1: "Index out of range" in ReceiptHeaderView.swift:41, 812 users. It happens whenever the store name on a receipt has accents, like "Café Müller am Hauptbahnhof".',
+      '[assistant]',
+      '"Café Müller am Hauptbahnhof" is 27 Characters but 29 UTF-8 bytes.',
+      'The guard counts UTF-8 bytes of the store name, but the cut walks Characters.',
+      'Fix: check and cut the name in Characters, with prefix(_:), which cannot run past the end.',
+      'Let me look for the same pattern elsewhere.',
+      '[user]',
+      'Good. Put it in 3.9.2 and ask for an expedited review.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Crash in ReceiptHeaderView when a store name has accents',
+        summary: '',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    // Adjacent in the text, so joined without a `…` between them.
+    expect(brief).toContain(
+      'The guard counts UTF-8 bytes of the store name, but the cut walks Characters. Fix: check and cut the name in Characters, with prefix(_:)…',
+    );
+    expect(codePointLength(brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+  });
+});
