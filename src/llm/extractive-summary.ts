@@ -207,6 +207,11 @@ const MIN_POINT = 30;
 const LAST_CLAUSE = 0.9;
 /** What an opening is worth beside its whole sentence. */
 const PREFIX = 0.85;
+/**
+ * What the opening of a shorter sentence before a trailing clause (`, which …`, `; …`) is worth
+ * beside the whole: it says the sentence's point whole, as the sentence without an aside does.
+ */
+const TRAILING_OPENING = ASIDE;
 /** Greedy selection looks at this many of the best candidates that fit (enough for 1,800 code points). */
 const CHOOSE_FROM = 120;
 /** Extracts worth less than this share of the best one are not added to fill space. */
@@ -368,8 +373,13 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         u: unit,
       });
     }
-    if (unit.end - unit.start > CLAUSE_FROM) {
-      for (const end of clausePrefixEnds(text, unit.start, unit.end)) {
+    const long = unit.end - unit.start > CLAUSE_FROM;
+    const openings = long
+      ? clausePrefixEnds(text, unit.start, unit.end)
+      : trailingClauseEnds(text, unit.start, unit.end);
+    const opening = long ? PREFIX : TRAILING_OPENING;
+    if (openings.length > 0) {
+      for (const end of openings) {
         // An opening that holds only the lead-in says nothing.
         if (end - unit.start < MIN_PREFIX || end <= unit.start + point) continue;
         // An opening keeps no filler lead-in (the one without it is offered below).
@@ -380,7 +390,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
             end,
             group,
             partial: true,
-            base: base * PREFIX,
+            base: base * opening,
             outcome,
             why,
             cause,
@@ -394,7 +404,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
             end,
             group,
             partial: true,
-            base: base * leadIn * PREFIX,
+            base: base * leadIn * opening,
             cueFrom: unit.text,
             outcome,
             why,
@@ -979,6 +989,18 @@ function lastClauseStart(sentence: string): number {
   return depth === 0 ? at + 2 : -1;
 }
 
+// Where a sentence's own point ends and an added clause begins: a relative clause after a comma
+// (", which can't go past the end"), a clause after `; ` or a spaced dash.
+const TRAILING_CLAUSE_RE = /^(?:,\s+which\b|;\s|\s[—–]\s)/u;
+
+/**
+ * Ends of the openings of a shorter sentence (up to {@link CLAUSE_FROM}): only before a clause
+ * that adds to a point already made ({@link TRAILING_CLAUSE_RE}), so the opening says it whole.
+ */
+function trailingClauseEnds(text: string, start: number, end: number): number[] {
+  return clausePrefixEnds(text, start, end).filter((at) => TRAILING_CLAUSE_RE.test(text.slice(at, at + 8)));
+}
+
 /** Where an offset into the aside-free form of `sentence` ({@link withoutAsides}) falls in `sentence`. */
 function originalOffset(sentence: string, at: number): number {
   let shift = 0;
@@ -1047,7 +1069,10 @@ function choose(
   try {
     // What the level already shows (the label, the caller's summary) makes extracts that repeat it redundant.
     for (const id of shown) decay[id] = REDUNDANCY;
-    return chooseWith(analysis, room, separator, floor, whyFirst, decay, shown.length > 0);
+    const out = chooseWith(analysis, room, separator, floor, whyFirst, decay, shown.length > 0);
+    if (whyFirst && out.chosen.length > 0)
+      out.chosen = repacked(analysis, out.chosen, room, separator, out.top * FLOOR, shown);
+    return out;
   } finally {
     decay.fill(1, 0, analysis.weights.length);
   }
@@ -1153,6 +1178,75 @@ function chooseWith(
     accept(pick.candidate, pick.worth);
   }
   return { chosen: chosen.sort((a, b) => a.start - b.start), top, lead, best };
+}
+
+/** What an extract costs in a level: its size, and the `…` of a clause opening. */
+function costOf(candidate: Candidate): number {
+  return candidate.size + (candidate.partial ? 1 : 0);
+}
+
+const WHY_ALL_RE = new RegExp(WHY_RE.source, 'giu');
+
+/** How many times `text` says why ({@link WHY_RE}). */
+function whyCues(text: string): number {
+  let count = 0;
+  WHY_ALL_RE.lastIndex = 0;
+  while (WHY_ALL_RE.exec(text)) count++;
+  return count;
+}
+
+/**
+ * A one-line level chosen greedily may spend its room on the longest form of an extract when a
+ * shorter form of it (an opening up to a clause, the sentence without its asides) would leave
+ * room for one more extract: that swap is made when the two are worth more than the one.
+ */
+function repacked(
+  analysis: Analysis,
+  chosen: Candidate[],
+  room: number,
+  separator: number,
+  floor: number,
+  shown: readonly number[],
+): Candidate[] {
+  const total = (list: readonly Candidate[]): number =>
+    list.reduce((sum, c) => sum + costOf(c), 0) + separator * Math.max(0, list.length - 1);
+  const decayOf = (list: readonly Candidate[]): Float64Array => {
+    const decay = new Float64Array(analysis.weights.length).fill(1);
+    for (const id of shown) decay[id] = REDUNDANCY;
+    for (const c of list) for (const id of c.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
+    return decay;
+  };
+  let best: Candidate[] | undefined;
+  let bestGain = 0;
+  for (const [i, current] of chosen.entries()) {
+    const others = chosen.filter((_, k) => k !== i);
+    const decay = decayOf(others);
+    const worth = value(current, analysis.weights, decay);
+    const groups = new Set(others.map((c) => c.group));
+    groups.add(current.group);
+    for (const form of analysis.candidates) {
+      if (form.group !== current.group || costOf(form) >= costOf(current)) continue;
+      // A shorter form that leaves out the words saying why no longer says it.
+      if (current.why && whyCues(form.text) < whyCues(current.text)) continue;
+      const left = room - total([...others, form]) - separator;
+      if (left <= 0) continue;
+      const formWorth = value(form, analysis.weights, decay);
+      const after = decayOf([...others, form]);
+      for (const extra of analysis.ranked) {
+        // Ranked by undiscounted worth, which a discount only lowers: nothing further can gain more.
+        if (extra.worth < floor || formWorth + extra.worth - worth <= bestGain) break;
+        if (groups.has(extra.group) || costOf(extra) > left) continue;
+        const extraWorth = value(extra, analysis.weights, after);
+        if (extraWorth < floor) continue;
+        const gain = formWorth + extraWorth - worth;
+        if (gain > bestGain) {
+          bestGain = gain;
+          best = [...others, form, extra];
+        }
+      }
+    }
+  }
+  return best ? best.sort((a, b) => a.start - b.start) : chosen;
 }
 
 // A plan ("Rather than guess, I'll record traces …") is not a choice that came of the work.

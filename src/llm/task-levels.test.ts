@@ -320,3 +320,76 @@ describe("taskLevels: Claude Code's terminal transcript", () => {
     }
   });
 });
+
+describe('taskLevels: a brief packed with a shorter form', () => {
+  it('cuts the fix before its trailing ", which" clause when that leaves room for the sentence that says what went wrong', () => {
+    const context = [
+      '[user]',
+      'Top crash in 3.9.1: "Index out of range" in ReceiptHeaderView.swift:41, 812 users. It happens whenever the store name on a receipt has accents, like "Café Müller am Hauptbahnhof".',
+      '[tool:bash]',
+      '$ grep -n "count" Sources/Receipts/ReceiptHeaderView.swift',
+      '38:    guard name.utf8.count > maxLength else { return name }',
+      '41:    return String(name[..<name.index(name.startIndex, offsetBy: maxLength)])',
+      '[assistant]',
+      'The store name "Café Müller am Hauptbahnhof" is 27 Characters but 29 UTF-8 bytes.',
+      'The check counts UTF-8 bytes of the store name, but the cut walks Characters.',
+      'Fix: check and cut in Characters, with prefix(_:), which cannot run past the end.',
+      'Let me look for the same pattern elsewhere.',
+      '[user]',
+      'Good. Put it in 3.9.2 and ask for an expedited review.',
+    ].join('\n');
+    const label = 'Crash in ReceiptHeaderView when a store name has accents';
+    const { brief } = taskLevels(
+      {
+        label,
+        summary: '',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    // The whole fix (81 code points) beside the label leaves no room for either sentence naming
+    // the two units; its opening up to ", which" does.
+    expect(brief).toMatch(/Fix: check and cut in Characters, with prefix\(_:\)…/u);
+    expect(brief).toMatch(/UTF-8 bytes/u);
+    expect(codePointLength(brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+    for (const piece of brief
+      .split(/ — | … |…/u)
+      .map((p) => p.trim())
+      .filter((p) => p.length > 0 && p !== label)) {
+      expect(flat(context)).toContain(piece);
+    }
+  });
+});
+
+describe('taskLevels: an opening before a trailing clause says the point whole', () => {
+  it('weighs the fix cut before ", which" nearly as the whole fix, so the cause it answers joins it', () => {
+    const context = [
+      '[user]',
+      'Top crash in 3.9.1: "Index out of range" in ReceiptHeaderView.swift:41, 812 users. It happens whenever the store name on a receipt has accents, like "Café Müller am Hauptbahnhof".',
+      '[assistant]',
+      '"Café Müller am Hauptbahnhof" is 27 Characters but 29 UTF-8 bytes.',
+      'The guard counts UTF-8 bytes of the store name, but the cut walks Characters.',
+      'Fix: check and cut the name in Characters, with prefix(_:), which cannot run past the end.',
+      'Let me look for the same pattern elsewhere.',
+      '[user]',
+      'Good. Put it in 3.9.2 and ask for an expedited review.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Crash in ReceiptHeaderView when a store name has accents',
+        summary: '',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    // Adjacent in the text, so joined without a `…` between them.
+    expect(brief).toContain(
+      'The guard counts UTF-8 bytes of the store name, but the cut walks Characters. Fix: check and cut the name in Characters, with prefix(_:)…',
+    );
+    expect(codePointLength(brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
+  });
+});
