@@ -151,13 +151,15 @@ export class MemoryServerMapping {
     }));
     const report = await this.#graphs.import({ graph: this.#label, nodes }, TOOL_IMPORT);
     const created = new Set(report.created);
-    const names = [...firsts.keys()].filter((name) => created.has(nodeIdFor(report.graphId, name)));
-    // What was stored, not what was asked: observations are kept once each.
-    const stored = await this.#nodesNamed(report.graphId, names);
-    return names.flatMap((name) => {
-      const node = stored.get(name);
-      return node === undefined ? [] : [entityOf(node)];
-    });
+    // What was stored, not what was asked: a new node holds its input with each observation
+    // once (the import's rule for new nodes), so it is not read back in another transaction.
+    return [...firsts.values()]
+      .filter((entity) => created.has(nodeIdFor(report.graphId, entity.name)))
+      .map((entity) => ({
+        name: entity.name,
+        entityType: entity.entityType,
+        observations: unionInOrder(entity.observations),
+      }));
   }
 
   /**
