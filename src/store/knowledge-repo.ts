@@ -16,8 +16,10 @@ import type { IndexRepo } from './index-repo.js';
 import { knowledgeIndexText } from '../core/index-text.js';
 import {
   EDGE_COLUMNS,
+  edgeFromSeqArray,
   GRAPH_COLUMNS,
   NODE_COLUMNS,
+  nodeFromArray,
   sourceRefJson,
   toEdge,
   toGraph,
@@ -25,6 +27,8 @@ import {
   type RawEdge,
   type RawGraph,
   type RawNode,
+  type RawNodeArray,
+  type RawSeqEdgeArray,
 } from './knowledge-rows.js';
 
 import type { KnowledgeNodeFields } from './knowledge-rows.js';
@@ -173,11 +177,14 @@ export class KnowledgeRepo {
 
   /** A graph's nodes in insertion order. */
   nodesOfGraph(graphId: string): KnowledgeNode[] {
+    // Rows as arrays, as scanNodes reads them: its statement for a graph alone has this same
+    // text, so it is the same cached statement.
     return (
       this.#engine
         .statement(`SELECT ${NODE_COLUMNS} FROM kg_nodes n WHERE n.graph_id = ? ORDER BY n.seq`)
-        .all(graphId) as RawNode[]
-    ).map(toNode);
+        .raw(true)
+        .all(graphId) as RawNodeArray[]
+    ).map(nodeFromArray);
   }
 
   /** A graph's edges in insertion order. */
@@ -283,8 +290,12 @@ export class KnowledgeRepo {
     const sql = `SELECT ${NODE_COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`;
     const out: KnowledgeNode[] = [];
     if (limit <= 0) return out;
-    for (const row of this.#engine.statement(sql).iterate(...params) as IterableIterator<RawNode>) {
-      const node = toNode(row);
+    const rows = this.#engine
+      .statement(sql)
+      .raw(true)
+      .iterate(...params) as IterableIterator<RawNodeArray>;
+    for (const row of rows) {
+      const node = nodeFromArray(row);
       if (needle !== undefined && !nodeHoldsAt(node, needle, place)) continue;
       if (!accept(node)) continue;
       out.push(node);
@@ -302,21 +313,25 @@ export class KnowledgeRepo {
     kinds: readonly KnowledgeEdgeKind[] | undefined,
   ): { edge: KnowledgeEdge; seq: number }[] {
     const kindSql = kinds === undefined ? '' : ' AND e.kind IN (SELECT value FROM json_each(?))';
-    const statement = this.#engine.statement(
-      `SELECT ${EDGE_COLUMNS}, e.seq FROM json_each(?) j
+    const statement = this.#engine
+      .statement(
+        `SELECT e.seq, ${EDGE_COLUMNS} FROM json_each(?) j
          CROSS JOIN kg_edge_members m ON m.node_id = j.value
          CROSS JOIN kg_edges e ON e.id = m.edge_id
        WHERE 1${kindSql}`,
-    );
-    const seen = new Set<string>();
+      )
+      .raw();
+    // An edge is read once per member among `nodeIds`; it is built once.
+    const seen = new Set<number>();
     const out: { edge: KnowledgeEdge; seq: number }[] = [];
     for (const part of chunked(nodeIds, ID_BATCH)) {
       const params: unknown[] = [JSON.stringify(part)];
       if (kinds !== undefined) params.push(JSON.stringify(kinds));
-      for (const row of statement.all(...params) as (RawEdge & { seq: number })[]) {
-        if (seen.has(row.id)) continue;
-        seen.add(row.id);
-        out.push({ edge: toEdge(row), seq: row.seq });
+      for (const row of statement.all(...params) as RawSeqEdgeArray[]) {
+        const seq = row[0];
+        if (seen.has(seq)) continue;
+        seen.add(seq);
+        out.push({ edge: edgeFromSeqArray(row), seq });
       }
     }
     return out;

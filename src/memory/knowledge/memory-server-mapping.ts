@@ -36,9 +36,15 @@ function relationsOf(
   titleOf: (id: string) => string | undefined,
 ): MemoryServerRelation[] {
   const relationType = relationTypeOf(edge);
-  const pairs: [string, string][] = [];
   const members = edge.members;
-  if (edge.directed || members.length === 2) {
+  if (members.length === 2) {
+    // Every relation a memory-server tool writes: one pair, read without building a list of pairs.
+    const from = titleOf(members[0] as string);
+    const to = titleOf(members[1] as string);
+    return from !== undefined && to !== undefined ? [{ from, to, relationType }] : [];
+  }
+  const pairs: [string, string][] = [];
+  if (edge.directed) {
     for (let i = 0; i + 1 < members.length; i++) pairs.push([members[i] as string, members[i + 1] as string]);
   } else {
     for (let i = 0; i < members.length; i++) {
@@ -145,13 +151,15 @@ export class MemoryServerMapping {
     }));
     const report = await this.#graphs.import({ graph: this.#label, nodes }, TOOL_IMPORT);
     const created = new Set(report.created);
-    const names = [...firsts.keys()].filter((name) => created.has(nodeIdFor(report.graphId, name)));
-    // What was stored, not what was asked: observations are kept once each.
-    const stored = await this.#nodesNamed(report.graphId, names);
-    return names.flatMap((name) => {
-      const node = stored.get(name);
-      return node === undefined ? [] : [entityOf(node)];
-    });
+    // What was stored, not what was asked: a new node holds its input with each observation
+    // once (the import's rule for new nodes), so it is not read back in another transaction.
+    return [...firsts.values()]
+      .filter((entity) => created.has(nodeIdFor(report.graphId, entity.name)))
+      .map((entity) => ({
+        name: entity.name,
+        entityType: entity.entityType,
+        observations: unionInOrder(entity.observations),
+      }));
   }
 
   /**
@@ -382,9 +390,12 @@ async function withRelations(
   const others = await graphs.titlesOf(memberIds.filter((id) => !titles.has(id)));
   for (const [id, title] of others) titles.set(id, title);
   const titleOf = (id: string): string | undefined => titles.get(id);
-  const relations = edges
-    .flatMap((edge) => relationsOf(edge, titleOf))
-    .filter((relation) => chosen.has(relation.from) || chosen.has(relation.to));
+  const relations: MemoryServerRelation[] = [];
+  for (const edge of edges) {
+    for (const relation of relationsOf(edge, titleOf)) {
+      if (chosen.has(relation.from) || chosen.has(relation.to)) relations.push(relation);
+    }
+  }
   return { entities: nodes.map(entityOf), relations: distinctRelations(relations) };
 }
 
