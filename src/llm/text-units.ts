@@ -34,9 +34,13 @@ export interface TextUnit {
 }
 
 // A header line: `[assistant]`, `[tool:bash]`; in chats exported as Markdown also `## User` or
-// `**Assistant**` (only the speakers: a document's `## System` section is not a turn).
-const ROLE_HEADER_RE =
-  /^(?:\[(user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]]*)?|function(?:[:\s][^\]]*)?)\]|#{1,6}[ \t]*(user|human|assistant|ai|agent|model)[ \t]*:?|\*\*(user|human|assistant|ai|agent|model):?\*\*[ \t]*:?)\s*$/iu;
+// `**Assistant**` (only the speakers: a document's `## System` section is not a turn). One source
+// for the line's own test and for the search of the next header in a text.
+const SPEAKERS = 'user|human|assistant|ai|agent|model';
+const HEADER_FORMS =
+  `\\[(${SPEAKERS}|system|tool(?:[:\\s][^\\]\\n]*)?|function(?:[:\\s][^\\]\\n]*)?)\\]` +
+  `|#{1,6}[ \\t]*(${SPEAKERS})[ \\t]*:?|\\*\\*(${SPEAKERS}):?\\*\\*[ \\t]*:?`;
+const ROLE_HEADER_RE = new RegExp(`^(?:${HEADER_FORMS})\\s*$`, 'iu');
 // A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`.
 const ROLE_PREFIX_RE =
   /^(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:|\*\*(user|human|assistant|ai|agent|model)(?::\*\*|\*\*[ \t]*:))(?:\s+|$)/iu;
@@ -127,8 +131,7 @@ interface Line {
   readonly text: string;
 }
 
-const HEADER_LINE_RE =
-  /^[ \t]*(?:\[(?:user|human|assistant|ai|agent|model|system|tool(?:[:\s][^\]\n]*)?|function(?:[:\s][^\]\n]*)?)\]|#{1,6}[ \t]*(?:user|human|assistant|ai|agent|model)[ \t]*:?|\*\*(?:user|human|assistant|ai|agent|model):?\*\*[ \t]*:?)[ \t]*\r?$/gimu;
+const HEADER_LINE_RE = new RegExp(`^[ \\t]*(?:${HEADER_FORMS})[ \\t]*\\r?$`, 'gimu');
 
 /** The role name a header or prefix match captured (whichever of its forms matched). */
 function capturedName(match: RegExpExecArray): string {
