@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { SearchHit } from '../core/model/recall.js';
 import { applyDecision, approves, asksForDecision } from './decision-intent.js';
-import type { RankedItem } from './turn-units.js';
+import { names, rankedUtterance } from '../../test/helpers/ranked-items.js';
 
-let nextRow = 1;
 /** One archive utterance of its own turn, as ranking hands it on. */
-function said(name: string, score: number, confidence: number): RankedItem & { score: number; name: string } {
-  const rowid = nextRow++;
-  const hit: SearchHit = {
-    rowid,
-    layer: 'archive',
-    ref: String(rowid),
-    part: '',
-    agentId: 1,
-    lineId: null,
-    sceneId: 'scene',
-    topicId: `topic-${name}`,
-    createdAt: rowid,
-    score,
-    confidence,
-  };
-  return { name, score, hit, resolved: { rowid, text: name, role: 'agent' } };
-}
-const names = (items: readonly { name: string }[]): string[] => items.map((i) => i.name);
+const said = (name: string, score: number, confidence: number): ReturnType<typeof rankedUtterance> =>
+  rankedUtterance(name, score, { confidence });
 
 describe('asksForDecision / approves', () => {
   it.each([

@@ -8,38 +8,16 @@ import {
   DEFAULT_SUPERSESSION_WEIGHTS,
   revises,
 } from './supersession.js';
-import type { RankedItem } from './turn-units.js';
+import { names, rankedUtterance } from '../../test/helpers/ranked-items.js';
 
-let nextRow = 1;
 /** One archive utterance of its own turn, as ranking hands it on. */
-function said(
+const said = (
   name: string,
   text: string,
   score: number,
   createdAt: number,
   extra: { eventType?: string; layer?: SearchHit['layer'] } = {},
-): RankedItem & { score: number; name: string } {
-  const rowid = nextRow++;
-  return {
-    name,
-    score,
-    hit: {
-      rowid,
-      layer: extra.layer ?? 'archive',
-      ref: String(rowid),
-      part: '',
-      agentId: 1,
-      lineId: null,
-      sceneId: 'scene',
-      topicId: `topic-${name}`,
-      createdAt,
-      score,
-      confidence: 0.5,
-    },
-    resolved: { rowid, text, role: 'agent', ...(extra.eventType ? { eventType: extra.eventType } : {}) },
-  };
-}
-const names = (items: readonly { name: string }[]): string[] => items.map((i) => i.name);
+): ReturnType<typeof rankedUtterance> => rankedUtterance(name, score, { text, createdAt, ...extra });
 
 const QUESTION = 'What is the visibility timeout of the render-jobs queue?';
 const morning = said('morning', 'The render-jobs queue has a visibility timeout of 300 seconds.', 2.0, 1_000);
