@@ -1332,8 +1332,7 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
     while (end + 1 < chosen.length && adjacent[end + 1]) end++;
     const numbers = chosen.slice(i, end + 1).map((c) => LIST_NUMBER_RE.exec(c.text.trim())?.[1]);
     const first = numbers.find((n) => n !== undefined);
-    if (end > i && first === '1' && numbers.filter((n) => n !== undefined).length > 1)
-      for (let k = i; k <= end; k++) keepsNumber[k] = true;
+    if (end > i && first === '1') for (let k = i; k <= end; k++) keepsNumber[k] = true;
   }
   let out = '';
   let previous: Candidate | undefined;
