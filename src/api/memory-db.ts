@@ -300,6 +300,15 @@ export class MemoryDB {
     return reindex(this.#store, options);
   }
 
+  /**
+   * @internal Writes the recall-index rows that commits leave to the next read (SQLite; see
+   * `Store.catchUpIndex`). Reads of this handle do it themselves; an adapter whose reads run
+   * on other, read-only handles calls it after each write, before answering.
+   */
+  async catchUpIndex(): Promise<void> {
+    if (this.#store instanceof Store) await this.#store.catchUpIndex();
+  }
+
   /** Closes the file and releases its lock. A second close is a `CLOSED` error. */
   async close(): Promise<void> {
     if (!this.#store.closed) {

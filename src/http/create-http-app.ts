@@ -149,6 +149,9 @@ function mountRoute(
     const result = offloaded
       ? await reads.run(key, { params, query, body })
       : await route.handler({ params, query, body, db });
+    // Reads run on the workers' read-only handles, which cannot write the index rows a commit
+    // leaves to the next read: write them before the client hears of the write.
+    if (route.write && reads !== undefined) await db.catchUpIndex();
     const checked = route.response.safeParse(result);
     if (!checked.success) {
       throw new Error(

@@ -2,6 +2,7 @@ import { HedgehopError } from '../core/errors.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import type { NodeIndexText } from '../core/index-text.js';
+import { NODES_INDEXED_KEY } from './index-catch-up.js';
 import {
   LINE_COLUMNS,
   NODE_COLUMNS,
@@ -61,6 +62,11 @@ export interface NewNode {
  */
 export interface NodeCommit {
   readonly node: Omit<NewNode, 'extra'>;
+  /**
+   * The node's recall-index texts. The SQLite engine does not write them with the node: it
+   * makes the same texts from the node's row when the index next catches up (`IndexCatchUp`,
+   * before the next read).
+   */
   readonly index: readonly NodeIndexText[];
   readonly extend: boolean;
 }
@@ -263,7 +269,14 @@ export class RadialRepo {
       const nextSeq = line.nodeCount + 1;
       const extendsNodeId = commit.extend ? this.#idAtSeq(agentId, lineId, nextSeq - 1) : undefined;
       const node: NewNode = { ...commit.node, extra: commitExtra(extendsNodeId) };
-      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, commit.index);
+      // Before the first node committed without its index rows, every node has them (a no-op
+      // lookup on every later commit).
+      this.#engine
+        .statement(
+          `INSERT OR IGNORE INTO meta (key, value) SELECT ?, CAST(coalesce(max(seq), 0) AS TEXT) FROM nodes`,
+        )
+        .run(NODES_INDEXED_KEY);
+      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, undefined);
       return { seq, lineSeq: nextSeq, extendsNodeId, existed: false };
     });
   }
@@ -281,7 +294,7 @@ export class RadialRepo {
     lineId: string,
     lineSeq: number,
     node: NewNode,
-    index: readonly NodeIndexText[],
+    index: readonly NodeIndexText[] | undefined,
   ): number {
     const info = this.#engine
       .statement(
@@ -315,6 +328,8 @@ export class RadialRepo {
     this.#engine
       .statement('UPDATE lines SET next_seq = ? WHERE agent_id = ? AND id = ?')
       .run(lineSeq + 1, agentId, lineId);
+    const seq = Number(info.lastInsertRowid);
+    if (index === undefined) return seq;
     // The node id is new (a fresh id, or one an import checked is not taken): no rows to replace.
     for (const doc of index) {
       if (doc.text.length === 0) continue;
@@ -331,7 +346,11 @@ export class RadialRepo {
         { fresh: true },
       );
     }
-    return Number(info.lastInsertRowid);
+    // Indexed with its node: the mark moves past it when nothing before it is pending.
+    this.#engine
+      .statement(`UPDATE meta SET value = CAST(? AS TEXT) WHERE key = ? AND CAST(value AS INTEGER) = ? - 1`)
+      .run(seq, NODES_INDEXED_KEY, seq);
+    return seq;
   }
 
   /** The node at `position` of a line (1 = newest), or undefined. */

@@ -5,6 +5,7 @@ import { DreamRepo } from './dream-repo.js';
 import { EngramRepo } from './engram-repo.js';
 import { Engine, type EngineOptions } from './engine.js';
 import { IndexRepo } from './index-repo.js';
+import { IndexCatchUp } from './index-catch-up.js';
 import { RadialRepo } from './radial-repo.js';
 import { KnowledgeRepo } from './knowledge-repo.js';
 import { LeasesRepo } from './leases-repo.js';
@@ -44,11 +45,20 @@ interface SqliteRepositories {
 export class Store implements StoreSeam {
   readonly engine: Engine;
   readonly #repos: SqliteRepositories;
+  readonly #catchUp: IndexCatchUp;
+  /**
+   * Check the file for nodes committed without their recall-index rows before the next read:
+   * set at open and by every write of this connection (another connection's commits show in
+   * `PRAGMA data_version`).
+   */
+  #indexCheck = true;
+  #seenVersion = -1;
 
   private constructor(engine: Engine) {
     this.engine = engine;
     const vectors = new VectorRepo(engine);
     const index = new IndexRepo(engine, vectors);
+    this.#catchUp = new IndexCatchUp(engine, index);
     const conversation = new ConversationRepo(engine, index);
     const engram = new EngramRepo(engine);
     this.#repos = {
@@ -77,14 +87,61 @@ export class Store implements StoreSeam {
     return this.#repos;
   }
 
-  /** Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`). */
+  /**
+   * Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`).
+   * First writes the recall-index rows of nodes committed without them (see
+   * {@link Store.catchUpIndex}), so a read finds every committed node.
+   */
   read<T>(context: string, work: TxWork<T>): Promise<T> {
+    if (this.#indexMayLag())
+      return this.catchUpIndex(context).then(() =>
+        this.engine.transaction('read', context, () => this.#run(work)),
+      );
     return this.engine.transaction('read', context, () => this.#run(work));
   }
 
   /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
   write<T>(context: string, work: TxWork<T>): Promise<T> {
+    this.#indexCheck = true;
     return this.engine.transaction('write', context, () => this.#run(work));
+  }
+
+  #indexMayLag(): boolean {
+    if (this.readOnly || this.engine.closed) return false;
+    return this.#indexCheck || this.engine.dataVersion() !== this.#seenVersion;
+  }
+
+  /**
+   * Writes the recall-index rows of the nodes committed without them (a commit leaves them to
+   * the next read: they are derived from the node's row, and the commit is the part an agent
+   * waits for), in one write at `synchronous = NORMAL`: a crash can lose only rows that the
+   * next read writes again, since the mark of what is indexed commits with them. Every read of
+   * this connection runs it first; a read-only connection cannot, and sees a node's index rows
+   * once a writer has read, closed or called this. Returns how many nodes it indexed.
+   */
+  catchUpIndex(context = 'index catch-up'): Promise<number> {
+    if (this.readOnly) return Promise.resolve(0);
+    return this.engine.transaction('none', context, () => this.#catchUpNow());
+  }
+
+  /** The catch-up, with the file's gate held and no transaction open. */
+  #catchUpNow(): number {
+    const version = this.engine.dataVersion();
+    if (!this.#catchUp.indexLags()) {
+      this.#indexCheck = false;
+      this.#seenVersion = version;
+      return 0;
+    }
+    const relaxed = this.engine.options.durability === 'full';
+    if (relaxed) this.engine.statement('PRAGMA synchronous = NORMAL').run();
+    try {
+      const count = this.#catchUp.catchUp();
+      this.#indexCheck = false;
+      this.#seenVersion = version;
+      return count;
+    } finally {
+      if (relaxed) this.engine.statement('PRAGMA synchronous = FULL').run();
+    }
   }
 
   async #run<T>(work: TxWork<T>): Promise<T> {
@@ -127,7 +184,8 @@ export class Store implements StoreSeam {
     return this.engine.options.readOnly ?? false;
   }
 
-  stats(): Promise<FileStats> {
+  async stats(): Promise<FileStats> {
+    if (this.#indexMayLag()) await this.catchUpIndex('stats');
     return this.engine.transaction('read', 'stats', () => fileStats(this.engine));
   }
 
@@ -147,14 +205,26 @@ export class Store implements StoreSeam {
    * Runs the synchronous `work` with the file's gate held and no transaction open, for
    * maintenance that manages its own (dump import, VACUUM).
    */
-  exclusive<T>(context: string, work: () => T): Promise<T> {
+  async exclusive<T>(context: string, work: () => T): Promise<T> {
+    if (this.#indexMayLag()) await this.catchUpIndex(context);
+    this.#indexCheck = true;
     return this.engine.transaction('none', context, work);
   }
 
-  /** Closes the file once the transactions already queued on it have finished. */
+  /**
+   * Closes the file once the transactions already queued on it have finished, after writing
+   * the index rows still pending (when that fails, the next open's first read writes them).
+   */
   async close(): Promise<void> {
     if (this.engine.closed) return this.engine.close();
-    await this.engine.transaction('none', 'close', () => this.engine.close());
+    await this.engine.transaction('none', 'close', () => {
+      try {
+        if (!this.readOnly) this.#catchUpNow();
+      } catch {
+        // Derived rows: the next read of the file writes them.
+      }
+      this.engine.close();
+    });
   }
 
   /** Closes the file now (a failed open, where nothing can be queued yet). */
