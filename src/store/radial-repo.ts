@@ -124,7 +124,7 @@ export interface ImportBatch {
 
 /**
  * All SQL of radial memory: lines, nodes (positions derived from `line_seq`), the radial rows of
- * the recall index (written in the same transaction as their node) and the radial keys of `meta`.
+ * the recall index (left to the next read: `IndexCatchUp`) and the radial keys of `meta`.
  */
 export class RadialRepo {
   readonly #engine: Engine;
