@@ -193,7 +193,9 @@ export class Store implements StoreSeam {
     return this.engine.transaction('none', 'check', () => checkFile(this.engine));
   }
 
-  checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+  /** Writes the index rows still pending (see {@link Store.catchUpIndex}), then moves the WAL into the file. */
+  async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+    if (this.#indexMayLag()) await this.catchUpIndex('checkpoint');
     return this.engine.transaction('none', 'checkpoint', () => checkpointFile(this.engine));
   }
 
