@@ -45,6 +45,32 @@ describe('taskLevels: the brief', () => {
     expect(levels.brief).toMatch(/Fix: set export\.workers back to 8/u);
   });
 
+  it('leads with the ", so" that tells what followed, not one that gives the purpose of a step', () => {
+    const context = [
+      '[user]',
+      'Uploads over 1 GB fail with a 502 since Friday. Nothing changed in the upload service.',
+      '[tool:bash]',
+      '$ kubectl get events -n media --field-selector reason=OOMKilling | tail -2',
+      '12m  Warning  OOMKilling  pod/uploader-7d9c  Memory cgroup out of memory: Killed process 1 (node)',
+      '31m  Warning  OOMKilling  pod/uploader-7d9c  Memory cgroup out of memory: Killed process 1 (node)',
+      '[assistant]',
+      'The uploader pods were OOM killed during every large upload. The new virus scanner client reads the whole upload into memory before it scans it, so a 2 GB file filled the pod and the proxy answered 502.',
+      'I see two changes. First, stream each upload to the scanner in 8 MB parts instead of one buffer. Second, move the scan to the upload worker queue and answer the upload request at once, so the client never waits on the scanner.',
+      '[user]',
+      'Do both.',
+      '[assistant]',
+      'Both are in: uploads of 1, 2 and 4 GB went through, and the pods stayed under 300 MB.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Large uploads fail with 502', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(
+      /The new virus scanner client reads the whole upload into memory before it scans it/u,
+    );
+    expect(brief).not.toMatch(/so the client never waits/u);
+  });
+
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
     const input = flat(session());
     const pieces = levels.brief
