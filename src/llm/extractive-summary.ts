@@ -266,10 +266,23 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       previous.block === unit.block &&
       previous.paragraph === unit.paragraph &&
       FOUND_RE.test(previous.text);
+    // "That's why …" right after a sentence names that sentence as the cause found, as "Found it."
+    // names the one after it; the pointer itself says no more than the task's label.
+    const next = pool[group + 1];
+    const pointedAt =
+      next !== undefined &&
+      next.block === unit.block &&
+      next.paragraph === unit.paragraph &&
+      POINTS_BACK_RE.test(next.text);
+    const pointer = POINTS_BACK_RE.test(unit.text);
     const outcome =
-      chosenItem || announced || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
-    const why = chosenItem || announced || (cues.why.test(unit.text) && !REQUEST_RE.test(unit.text));
-    const cause = announced || (why && cues.cause.test(unit.text));
+      chosenItem || announced || pointedAt || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
+    const why =
+      chosenItem ||
+      announced ||
+      pointedAt ||
+      (!pointer && cues.why.test(unit.text) && !REQUEST_RE.test(unit.text));
+    const cause = announced || pointedAt || (why && cues.cause.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
@@ -286,7 +299,9 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const base =
       unitFactor(unit, length, lastBlock) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
-      (chosenItem || agreed || (announced && !LABELLED_RE.test(unit.text)) ? CUE_LABELLED / CUE : 1) *
+      (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
+        ? CUE_LABELLED / CUE
+        : 1) *
       (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,
@@ -965,6 +980,9 @@ function leadInEnd(sentence: string): number {
 
 // A sentence that only announces that the cause is found.
 const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
+// A sentence that names the one before it as the cause: "That's why only new rows are wrong.",
+// "This explains the 502s."
+const POINTS_BACK_RE = /^(?:that|this)(?:'s| is| was) (?:why|the reason)\b|^(?:that|this) explains\b/iu;
 // A lead-in with nothing to say of its own: what follows it is the point.
 const FILLER_LEAD_RE =
   /^(?:found it|got it|here(?:'s| is) (?:why|what happened)|ok(?:ay)?|right|so|yes|good news|bad news)\s*[:—–-]\s+/iu;

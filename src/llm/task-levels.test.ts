@@ -188,6 +188,30 @@ describe('taskLevels: a cause announced by "Found it."', () => {
     );
   });
 
+  it('reads the sentence before "That\'s why …" as the cause found, though it has no cue word', () => {
+    const context = [
+      '[user]',
+      'The greenhouse dashboard shows 80-degree nights since Monday. The plants look fine. Can you check?',
+      '[tool:bash]',
+      '$ curl -s localhost:9100/metrics | grep greenhouse_temp | head -3',
+      'greenhouse_temp{sensor="north-1",fw="3.2"} 79.8',
+      'greenhouse_temp{sensor="north-2",fw="3.1"} 26.4',
+      'greenhouse_temp{sensor="south-1",fw="3.2"} 80.6',
+      '[assistant]',
+      'I compared the readings of every sensor with the greenhouse log for the last seven days.',
+      'The sensors on firmware 3.2, installed on Monday, report Fahrenheit while the dashboard expects Celsius.',
+      "That's why only this week's nights look too hot.",
+      'I added a conversion step to the collector for firmware 3.2 and newer, and backfilled the seven days of readings.',
+      'The dashboard now shows 26 to 27 degrees for every sensor at night, in line with the greenhouse log for the week.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Greenhouse dashboard shows hot nights', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/report Fahrenheit while the dashboard expects Celsius/u);
+    expect(brief).not.toMatch(/That's why/u);
+  });
+
   it('weighs the announced cause as a labelled one: it leads the brief over a closing note that repeats the label', () => {
     const context = [
       '[user]',
