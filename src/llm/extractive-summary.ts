@@ -281,7 +281,10 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       chosenItem ||
       announced ||
       pointedAt ||
-      (!pointer && cues.why.test(unit.text) && !REQUEST_RE.test(unit.text));
+      (!pointer &&
+        cues.why.test(unit.text) &&
+        !REQUEST_RE.test(unit.text) &&
+        !explainsNewState(unit.text, cues.why));
     const cause = announced || pointedAt || (why && cues.cause.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
@@ -983,6 +986,19 @@ const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
 // A sentence that names the one before it as the cause: "That's why only new rows are wrong.",
 // "This explains the 502s."
 const POINTS_BACK_RE = /^(?:that|this)(?:'s| is| was) (?:why|the reason)\b|^(?:that|this) explains\b/iu;
+// What holds now that the work is done: "no longer", or "now" before a verb in the present
+// ("now refuses", "now uses", "now passes"). Such a sentence tells what came of the work; its
+// "so" or "because" explains the new state ("The script now uses pipefail, so a failed upload
+// fails the job"), neither a cause found nor a choice made.
+const NEW_STATE_RE = /\b(?:no longer|now (?:\w+ )?\w+s)\b/iu;
+
+/** True when the first cue of `why` in `text` comes after a statement of what holds now ({@link NEW_STATE_RE}). */
+function explainsNewState(text: string, why: RegExp): boolean {
+  const state = NEW_STATE_RE.exec(text);
+  if (state === null) return false;
+  const cue = why.exec(text);
+  return cue !== null && cue.index > state.index;
+}
 // A lead-in with nothing to say of its own: what follows it is the point.
 const FILLER_LEAD_RE =
   /^(?:found it|got it|here(?:'s| is) (?:why|what happened)|ok(?:ay)?|right|so|yes|good news|bad news)\s*[:—–-]\s+/iu;

@@ -212,6 +212,35 @@ describe('taskLevels: a cause announced by "Found it."', () => {
     expect(brief).not.toMatch(/That's why/u);
   });
 
+  it('leads with the cause found over a sentence that says what holds now and why', () => {
+    const log = Array.from(
+      { length: 12 },
+      (_, i) => `2025-02-1${i % 10}T06:0${i % 10}:00Z mailer job=weekly-report rows=0 sent=true`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'The weekly sales report went out empty on Monday. Can you look?',
+      '[tool:bash]',
+      '$ grep weekly-report /var/log/mailer.log | tail -12',
+      log,
+      '[assistant]',
+      "The report query timed out because Friday's migration dropped the orders table's created_at index.",
+      "I restored the index and re-sent Monday's report to the sales list.",
+      'The mailer now refuses to send a report without rows, so a failed query pages the on-call engineer instead of mailing nothing.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Weekly sales report email was empty',
+        summary: 'The weekly report went out empty; restored the index and re-sent it.',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/because Friday's migration dropped the orders table's created_at index/u);
+  });
+
   it('weighs the announced cause as a labelled one: it leads the brief over a closing note that repeats the label', () => {
     const context = [
       '[user]',
