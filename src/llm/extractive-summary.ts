@@ -218,6 +218,13 @@ const TRAILING_OPENING = ASIDE;
 const CHOOSE_FROM = 120;
 /** Extracts worth less than this share of the best one are not added to fill space. */
 const FLOOR = 0.18;
+/**
+ * The same for a task's summary level: its room (600 code points) is for what the task found and
+ * did, and a sentence that states a cause without a cue word may be worth a tenth of a labelled
+ * outcome ("Done: …", which weighs about twice a cue word's sentence): at {@link FLOOR} the level
+ * stopped after that outcome and left most of its room empty.
+ */
+const SUMMARY_FLOOR = 0.12;
 /** The same for one-line levels, where every extract takes room from a better one. */
 const BRIEF_FLOOR = 0.35;
 /**
@@ -1763,7 +1770,7 @@ function weighedBody(
   oneLineMode: boolean,
   shown: readonly number[] = [],
 ): { text: string; worth: number; terms: () => ReadonlySet<number> } {
-  const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
+  const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : SUMMARY_FLOOR;
   const {
     chosen,
     top,

@@ -32,6 +32,53 @@ function session(): string {
   ].join('\n');
 }
 
+describe('taskLevels: the summary level', () => {
+  it('keeps the cause found beside a labelled decision, rather than leaving its room empty', () => {
+    const trace = Array.from(
+      { length: 30 },
+      (_, i) => `    at Object.<anonymous> (node_modules/pg-pool/index.js:${45 + i}:${11 + (i % 7)})`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'We get bursts of 500s from the API when traffic goes up. Sentry shows "sorry, too many clients already".',
+      '[tool:bash]',
+      '$ kubectl logs deploy/api --since=1h | grep -m1 -A32 "too many clients"',
+      'error: sorry, too many clients already',
+      trace,
+      '[tool:bash]',
+      '$ psql -c "show max_connections" -c "select count(*) from pg_stat_activity"',
+      ' max_connections',
+      '-----------------',
+      ' 200',
+      ' count',
+      '-------',
+      '   200',
+      '[assistant]',
+      'The autoscaler took the API from 8 to 24 pods at the peak, and each pod opens a pool of up to 10 connections, so 240 connections against max_connections 200. Raising max_connections would cost memory on the database for connections that mostly sit idle.',
+      '[assistant]',
+      'Decision: put PgBouncer in transaction pooling mode between the API and Postgres (default_pool_size 60), and lower the per-pod pool to 4. The database then sees at most 60 server connections however many pods run.',
+      '[tool:bash]',
+      '$ hey -z 60s -c 400 https://api.staging.internal/v1/orders | grep -E "Requests/sec|\\[5"',
+      '  Requests/sec:\t1843.2',
+      '[assistant]',
+      'Under a 400-client load test on staging there are no 5xx responses (1,843 requests/s) and Postgres shows 58 connections.',
+    ].join('\n');
+    const { summary } = taskLevels(
+      {
+        label: 'API errors: too many clients already',
+        summary: 'The API returned 500s under load: "sorry, too many clients already".',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(summary).toContain('so 240 connections against max_connections 200');
+    expect(summary).toContain('Decision: put PgBouncer in transaction pooling mode');
+    expect(codePointLength(summary)).toBeLessThanOrEqual(LEVEL_CAPS.summary);
+  });
+});
+
 describe('taskLevels: the brief', () => {
   const levels = taskLevels(
     { label: 'Nightly billing export is late', summary: '', files: [], todos: [], context: session() },
