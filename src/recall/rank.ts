@@ -9,6 +9,7 @@ import type {
 import { sliceCodePoints } from '../core/text.js';
 import type { StoreTx } from '../store/seam.js';
 import {
+  eachStemFound,
   isStopWord,
   matchExpression,
   mostInformativeTerms,
@@ -703,10 +704,7 @@ export function confidenceOf(
   return (text) => {
     // Only the head of a very long text (a node's full context) is compared.
     const present = new Set<string>();
-    for (const token of tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS))) {
-      const stemmed = lookup(token);
-      if (stemmed !== undefined) present.add(stemmed);
-    }
+    eachStemFound(sliceCodePoints(text, CONFIDENCE_MAX_CHARS), lookup, (stemmed) => present.add(stemmed));
     let found = 0;
     weightsByStem.forEach((weight, stemmed) => {
       if (present.has(stemmed)) found += weight;
