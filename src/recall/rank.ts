@@ -161,20 +161,31 @@ export async function rankDocuments(
   }
   const matchedRows = new Set<number>();
   for (const doc of read) matchedRows.add(doc.rowid);
-  return top.map((s) => {
-    const resolved = texts.get(s.doc.rowid);
-    let value: number | undefined;
-    return {
-      doc: s.doc,
-      score: s.score,
-      matchesQuery: matchedRows.has(s.doc.rowid),
-      get confidence(): number {
-        value ??= resolved === undefined ? 0 : confidence(resolved.text);
-        return value;
-      },
-      resolved,
-    };
-  });
+  return top.map(
+    (s) =>
+      new LazyRankedDoc(s.doc, s.score, matchedRows.has(s.doc.rowid), texts.get(s.doc.rowid), confidence),
+  );
+}
+
+/** A ranked row whose confidence is worked out from its text when first read (one class, no getter per row). */
+class LazyRankedDoc implements RankedDoc {
+  #value: number | undefined;
+  readonly #confidence: (text: string) => number;
+
+  constructor(
+    readonly doc: DocRow,
+    readonly score: number,
+    readonly matchesQuery: boolean,
+    readonly resolved: ResolvedText | undefined,
+    confidence: (text: string) => number,
+  ) {
+    this.#confidence = confidence;
+  }
+
+  get confidence(): number {
+    this.#value ??= this.resolved === undefined ? 0 : this.#confidence(this.resolved.text);
+    return this.#value;
+  }
 }
 
 /**
