@@ -303,16 +303,24 @@ async function withDecisions(
   return applyDecision(items, approved, DEFAULT_DECISION_WEIGHTS, subject);
 }
 
+/** A ranked record as the temporal step reads it (its coverage is the hit's confidence, worked out when read). */
+class TimedItem {
+  readonly score: number;
+  readonly createdAt: number;
+
+  constructor(readonly item: ResolvedHit) {
+    this.score = item.hit.score;
+    this.createdAt = item.hit.createdAt;
+  }
+
+  get coverage(): number {
+    return this.item.hit.confidence;
+  }
+}
+
 /** The records in the order of their final scores, after the temporal step. */
 function withTemporalIntent(items: readonly ResolvedHit[], intent: TemporalIntent): Item[] {
-  const timed = items.map((item) => ({
-    item,
-    score: item.hit.score,
-    createdAt: item.hit.createdAt,
-    get coverage(): number {
-      return item.hit.confidence;
-    },
-  }));
+  const timed = items.map((item) => new TimedItem(item));
   return applyTemporalIntent(timed, intent).map(({ candidate, score }) => ({
     hit: candidate.item.hit,
     resolved: candidate.item.resolved,
