@@ -611,6 +611,11 @@ interface TopThree {
   c: number;
 }
 
+/** A group's score: the sum of its three best lexical scores, added best first. */
+function sumOf(top: TopThree | undefined): number {
+  return top === undefined ? 0 : top.a + top.b + top.c;
+}
+
 /**
  * Relevance groups without a key string per row (rows are many, groups few): a row's scene, else
  * its task line, else the row alone ({@link relevanceGroup}, each kind in a map of its own).
@@ -620,24 +625,17 @@ class GroupMap<T> {
   readonly #lines = new Map<string, T>();
   readonly #alone = new Map<string, T>();
 
-  #mapOf(doc: DocRow): { map: Map<string, T>; key: string } {
-    if (doc.sceneId !== null) return { map: this.#scenes, key: doc.sceneId };
-    if (doc.lineId !== null) return { map: this.#lines, key: doc.lineId };
-    return { map: this.#alone, key: relevanceGroup(doc) };
+  #mapOf(doc: DocRow): Map<string, T> {
+    if (doc.sceneId !== null) return this.#scenes;
+    return doc.lineId !== null ? this.#lines : this.#alone;
   }
 
   get(doc: DocRow): T | undefined {
-    if (doc.sceneId !== null) return this.#scenes.get(doc.sceneId);
-    const { map, key } = this.#mapOf(doc);
-    return map.get(key);
+    return this.#mapOf(doc).get(doc.sceneId ?? doc.lineId ?? relevanceGroup(doc));
   }
 
   set(doc: DocRow, value: T): void {
-    if (doc.sceneId !== null) this.#scenes.set(doc.sceneId, value);
-    else {
-      const { map, key } = this.#mapOf(doc);
-      map.set(key, value);
-    }
+    this.#mapOf(doc).set(doc.sceneId ?? doc.lineId ?? relevanceGroup(doc), value);
   }
 
   forEach(fn: (value: T) => void): void {
@@ -668,13 +666,10 @@ function addSceneRelevance(byRowid: Map<number, Scored>, weights: RankWeights): 
   }
   let bestScene = 0;
   perScene.forEach((top) => {
-    bestScene = Math.max(bestScene, 0 + top.a + top.b + top.c);
+    bestScene = Math.max(bestScene, sumOf(top));
   });
   if (bestScene <= 0) return;
-  for (const s of byRowid.values()) {
-    const top = perScene.get(s.doc);
-    s.score += weights.scene * ((top === undefined ? 0 : 0 + top.a + top.b + top.c) / bestScene);
-  }
+  for (const s of byRowid.values()) s.score += weights.scene * (sumOf(perScene.get(s.doc)) / bestScene);
 }
 
 /** Newer rows win ties: a small prior decaying with age relative to the newest candidate. */

@@ -1,4 +1,5 @@
 import { countTokens } from '../../core/tokens.js';
+import { tokenize } from '../../core/index-terms.js';
 import { oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
 import type { LineOverview } from '../../store/radial-repo.js';
 import { keptValueLength, MIN_CUT_VALUE } from '../profile/profile-brief.js';
@@ -202,10 +203,10 @@ function sceneLine(input: OriginInput): string {
   const name = oneLine(truncateText(oneLine(input.scene.name), SCENE_NAME_MAX));
   const limit = Math.floor(input.budgetTokens * SCENE_SHARE);
   let text = name.length > 0 ? `Current scene "${name}":` : 'Current scene:';
-  const named = new Set(wordsOf(name));
+  const named = new Set(tokenize(name));
   for (const keyword of keywords) {
     // A keyword whose every word the scene's name already shows says nothing new beside it.
-    const words = wordsOf(keyword);
+    const words = tokenize(keyword);
     if (words.length > 0 && words.every((word) => named.has(word))) continue;
     const next = `${text}${text.endsWith(':') ? ' ' : ', '}${oneLine(keyword)}`;
     if (countTokens(next) > limit) break;
@@ -215,11 +216,6 @@ function sceneLine(input: OriginInput): string {
   // A named scene whose keywords its name already says (or none of which fits) is shown by name.
   const alone = `Current scene "${name}"`;
   return name.length > 0 && countTokens(alone) <= limit ? alone : '';
-}
-
-/** The lower-cased words (letters and digits) of `text`. */
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 function plural(count: number, word: string): string {
