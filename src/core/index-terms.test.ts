@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stem, stemLookup, tokenize } from './index-terms.js';
+import { eachStemFound, stem, stemLookup, tokenize } from './index-terms.js';
 import { segmentCjk } from './text.js';
 
 /** The full folding path (CJK segmentation, NFD, marks stripped, lower case) for any text. */
@@ -111,5 +111,69 @@ describe('stemLookup', () => {
     expect(stemLookup(['agre'])('agreed')).toBe('agre');
     expect(stemLookup(['run'])('running')).toBe('run');
     expect(stemLookup(['run'])('runner')).toBeUndefined();
+  });
+});
+
+describe('eachStemFound', () => {
+  /** What it must equal: every token of the text, looked up. */
+  const expected = (text: string, lookup: ReturnType<typeof stemLookup>): string[] =>
+    tokenize(text).flatMap((token) => lookup(token) ?? []);
+  const found = (text: string, lookup: ReturnType<typeof stemLookup>): string[] => {
+    const out: string[] = [];
+    eachStemFound(text, lookup, (stemmed) => out.push(stemmed));
+    return out;
+  };
+
+  it('finds the stems the tokens of a text give, in order, in ASCII and in any other text', () => {
+    const word = fc.oneof(porterWord, fc.stringMatching(/^[A-Za-z0-9]{1,10}$/u));
+    const separator = fc.constantFrom(
+      ' ',
+      ', ',
+      '\n',
+      '\t',
+      '-',
+      "'",
+      ': ',
+      '.',
+      '_',
+      '\u0000',
+      'é',
+      '東京 ',
+    );
+    const text = fc
+      .array(fc.tuple(word, separator, fc.boolean()), { maxLength: 30 })
+      .map((parts) =>
+        parts.map(([w, sep, upper]) => (upper ? w.charAt(0).toUpperCase() + w.slice(1) : w) + sep).join(''),
+      );
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 5 }), text, (query, body) => {
+        const lookup = stemLookup(query.map((w) => stem(w.toLowerCase())));
+        expect(found(body, lookup)).toEqual(expected(body, lookup));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 5 }),
+        fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+        (query, body) => {
+          const lookup = stemLookup(query.map((w) => stem(w.toLowerCase())));
+          expect(found(body, lookup)).toEqual(expected(body, lookup));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reads upper-case words, digits and words at either end of the text', () => {
+    const lookup = stemLookup(['run', stem('caroline'), '2024', 'zed']);
+    expect(found('Running to CAROLINE in 2024, run3 zed', lookup)).toEqual([
+      'run',
+      stem('caroline'),
+      '2024',
+      'zed',
+    ]);
+    expect(found('Zed', lookup)).toEqual(['zed']);
+    expect(found('Crème RUNNING', lookup)).toEqual(['run']);
   });
 });

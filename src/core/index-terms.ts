@@ -46,15 +46,57 @@ export function stem(token: string): string {
  * Porter stem keeps its token's first character (each rule rewrites an ending after at least one
  * kept character, and tokens it does not stem are kept whole).
  */
-export function stemLookup(stems: Iterable<string>): (token: string) => string | undefined {
+export function stemLookup(stems: Iterable<string>): StemLookup {
   const wanted = new Set(stems);
   const firsts = new Set<number>();
   for (const stemmed of wanted) firsts.add(stemmed.charCodeAt(0));
-  return (token) => {
+  const lookup = (token: string): string | undefined => {
     if (!firsts.has(token.charCodeAt(0))) return undefined;
     const stemmed = stem(token);
     return wanted.has(stemmed) ? stemmed : undefined;
   };
+  return Object.assign(lookup, { firsts });
+}
+
+/** A {@link stemLookup}: a function, and the first characters (UTF-16 units) its stems start with. */
+export type StemLookup = ((token: string) => string | undefined) & { readonly firsts: ReadonlySet<number> };
+
+/** True for the UTF-16 unit of an ASCII letter or digit (the word characters of printable ASCII). */
+function isAsciiWordUnit(unit: number): boolean {
+  return (unit >= 97 && unit <= 122) || (unit >= 65 && unit <= 90) || (unit >= 48 && unit <= 57);
+}
+
+/**
+ * Calls `found` with `lookup(token)` for each token of `text` (as {@link tokenize} splits it)
+ * that `lookup` accepts, in order. ASCII text (most records) is scanned in place: only the words
+ * that start with one of `lookup.firsts` are cut out and lower-cased, where `tokenize` would build
+ * every word (comparing a record with a query needs the few that can match). Other text is
+ * tokenised whole.
+ */
+export function eachStemFound(text: string, lookup: StemLookup, found: (stemmed: string) => void): void {
+  if (NON_ASCII_RE.test(text)) {
+    for (const token of tokenize(text)) {
+      const stemmed = lookup(token);
+      if (stemmed !== undefined) found(stemmed);
+    }
+    return;
+  }
+  const firsts = lookup.firsts;
+  const end = text.length;
+  let i = 0;
+  while (i < end) {
+    const unit = text.charCodeAt(i);
+    if (!isAsciiWordUnit(unit)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    for (i++; i < end && isAsciiWordUnit(text.charCodeAt(i)); i++);
+    // An upper-case first letter is compared lower-cased, as `tokenize` lower-cases the text.
+    if (!firsts.has(unit <= 90 && unit >= 65 ? unit + 32 : unit)) continue;
+    const stemmed = lookup(text.slice(start, i).toLowerCase());
+    if (stemmed !== undefined) found(stemmed);
+  }
 }
 
 /** Words whose stems are remembered (a bounded cache, emptied when full). */

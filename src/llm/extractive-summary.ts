@@ -125,11 +125,13 @@ const OUTCOME_RE =
   /\b(?:root cause|caused by|because|due to|turned out|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|going with|(?:stay|stick)(?:ing|s)? (?:on|with)|not (?:moving|switching) to|the (?:cause|culprit|problem|fix) (?:is|was)|(?:we|i)(?:'ll| will| would|'d)? (?:rather|prefer|go with|keep|use|ship|pin|stay)|decid\w*|chose|choos\w*|going with|instead of|rather than|switch\w*|migrat\w*|replac\w*|resolv\w*|fix(?:ed|es)?|restor\w*|revert\w*|roll(?:ed)? back|rolled|shipp?\w*|merged|released|deferred|pinned|kept|stays|no longer|back (?:to|under|from)|down from|up from|went from|now (?:\w+ )?(?:uses?|passes|works|returns|runs|reads|takes|builds)|succeeded|passes|failed because|so that|which means|the reason)\b|->|→/iu;
 // Sentences that say why: a cause found or a choice made (what a reader of the brief needs first;
 // "now passes" and "is out" say what came of it).
+// A ", so" that gives a purpose or a standing effect ("…, so that …", "…, so Stripe never waits",
+// "…, so we can …") says neither: only one that tells what followed ("…, so the retry charged twice").
 const WHY_RE =
-  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
+  /^\W*(?:root[ -]?cause|decision|decided|found it|the (?:real )?(?:cause|culprit|reason)|so\b)|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason) (?:is|was)|which is why|that's why|, so\b(?! that\b)(?!(?: \S+){1,3} (?:can|can't|cannot|will|won't|never|always|doesn't|don't|no longer)\b)|decid\w*|chose|choos\w*|going with|go with|instead of|rather than|(?:stay|stick|keep)(?:ing|s)? (?:on|with)|not (?:moving|switching|going) (?:to|back)|defer\w*|agreed|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|the (?:problem|issue|bug) (?:is|was)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
 // Of the sentences that say why, those that state a cause found (the rest state a choice made).
 const CAUSE_RE =
-  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
+  /^\W*(?:root[ -]?cause|found it|the (?:real )?(?:cause|culprit|reason))|\b(?:root cause|caused by|because|due to|turned out|the (?:cause|culprit|reason|problem|issue|bug) (?:is|was)|which is why|that's why|, so\b(?! that\b)(?!(?: \S+){1,3} (?:can|can't|cannot|will|won't|never|always|doesn't|don't|no longer)\b)|confirmed|established|explains?|points (?:at|to)|bisect\w*|introduced (?:in|by)|silently (?:ignor|dropp|skipp|fail|discard|swallow)\w*|(?:is|are|was|were|gets?) ignored|(?:uses?|using) (?:two )?different (?:units|encodings|clocks|time ?zones|formats|versions|keys|types))\b/iu;
 // The three cue patterns that search a whole sentence, without the `u` flag: two to three times
 // faster in V8, and they match exactly the same sentences unless the text holds one of the two
 // characters that Unicode case folding (the `iu` flags) turns into an ASCII letter, ſ (long s)
@@ -216,6 +218,13 @@ const TRAILING_OPENING = ASIDE;
 const CHOOSE_FROM = 120;
 /** Extracts worth less than this share of the best one are not added to fill space. */
 const FLOOR = 0.18;
+/**
+ * The same for a task's summary level: its room (600 code points) is for what the task found and
+ * did, and a sentence that states a cause without a cue word may be worth a tenth of a labelled
+ * outcome ("Done: …", which weighs about twice a cue word's sentence): at {@link FLOOR} the level
+ * stopped after that outcome and left most of its room empty.
+ */
+const SUMMARY_FLOOR = 0.12;
 /** The same for one-line levels, where every extract takes room from a better one. */
 const BRIEF_FLOOR = 0.35;
 /**
@@ -264,10 +273,26 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       previous.block === unit.block &&
       previous.paragraph === unit.paragraph &&
       FOUND_RE.test(previous.text);
+    // "That's why …" right after a sentence names that sentence as the cause found, as "Found it."
+    // names the one after it; the pointer itself says no more than the task's label.
+    const next = pool[group + 1];
+    const pointedAt =
+      next !== undefined &&
+      next.block === unit.block &&
+      next.paragraph === unit.paragraph &&
+      POINTS_BACK_RE.test(next.text);
+    const pointer = POINTS_BACK_RE.test(unit.text);
     const outcome =
-      chosenItem || announced || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
-    const why = chosenItem || announced || (cues.why.test(unit.text) && !REQUEST_RE.test(unit.text));
-    const cause = announced || (why && cues.cause.test(unit.text));
+      chosenItem || announced || pointedAt || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
+    const why =
+      chosenItem ||
+      announced ||
+      pointedAt ||
+      (!pointer &&
+        cues.why.test(unit.text) &&
+        !REQUEST_RE.test(unit.text) &&
+        !explainsNewState(unit.text, cues.why));
+    const cause = announced || pointedAt || (why && cues.cause.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
@@ -284,7 +309,9 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const base =
       unitFactor(unit, length, lastBlock) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
-      (chosenItem || agreed || (announced && !LABELLED_RE.test(unit.text)) ? CUE_LABELLED / CUE : 1) *
+      (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
+        ? CUE_LABELLED / CUE
+        : 1) *
       (settled ? USER_SETTLED : 1);
     raw.push({
       unit: index,
@@ -963,6 +990,22 @@ function leadInEnd(sentence: string): number {
 
 // A sentence that only announces that the cause is found.
 const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
+// A sentence that names the one before it as the cause: "That's why only new rows are wrong.",
+// "This explains the 502s."
+const POINTS_BACK_RE = /^(?:that|this)(?:'s| is| was) (?:why|the reason)\b|^(?:that|this) explains\b/iu;
+// What holds now that the work is done: "no longer", or "now" before a verb in the present
+// ("now refuses", "now uses", "now passes"). Such a sentence tells what came of the work; its
+// "so" or "because" explains the new state ("The script now uses pipefail, so a failed upload
+// fails the job"), neither a cause found nor a choice made.
+const NEW_STATE_RE = /\b(?:no longer|now (?:\w+ )?\w+s)\b/iu;
+
+/** True when the first cue of `why` in `text` comes after a statement of what holds now ({@link NEW_STATE_RE}). */
+function explainsNewState(text: string, why: RegExp): boolean {
+  const state = NEW_STATE_RE.exec(text);
+  if (state === null) return false;
+  const cue = why.exec(text);
+  return cue !== null && cue.index > state.index;
+}
 // A lead-in with nothing to say of its own: what follows it is the point.
 const FILLER_LEAD_RE =
   /^(?:found it|got it|here(?:'s| is) (?:why|what happened)|ok(?:ay)?|right|so|yes|good news|bad news)\s*[:—–-]\s+/iu;
@@ -1727,7 +1770,7 @@ function weighedBody(
   oneLineMode: boolean,
   shown: readonly number[] = [],
 ): { text: string; worth: number; terms: () => ReadonlySet<number> } {
-  const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : FLOOR;
+  const floor = oneLineMode ? BRIEF_FLOOR : room >= DETAIL_ROOM ? DETAIL_FLOOR : SUMMARY_FLOOR;
   const {
     chosen,
     top,

@@ -32,6 +32,53 @@ function session(): string {
   ].join('\n');
 }
 
+describe('taskLevels: the summary level', () => {
+  it('keeps the cause found beside a labelled decision, rather than leaving its room empty', () => {
+    const trace = Array.from(
+      { length: 30 },
+      (_, i) => `    at Object.<anonymous> (node_modules/pg-pool/index.js:${45 + i}:${11 + (i % 7)})`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'We get bursts of 500s from the API when traffic goes up. Sentry shows "sorry, too many clients already".',
+      '[tool:bash]',
+      '$ kubectl logs deploy/api --since=1h | grep -m1 -A32 "too many clients"',
+      'error: sorry, too many clients already',
+      trace,
+      '[tool:bash]',
+      '$ psql -c "show max_connections" -c "select count(*) from pg_stat_activity"',
+      ' max_connections',
+      '-----------------',
+      ' 200',
+      ' count',
+      '-------',
+      '   200',
+      '[assistant]',
+      'The autoscaler took the API from 8 to 24 pods at the peak, and each pod opens a pool of up to 10 connections, so 240 connections against max_connections 200. Raising max_connections would cost memory on the database for connections that mostly sit idle.',
+      '[assistant]',
+      'Decision: put PgBouncer in transaction pooling mode between the API and Postgres (default_pool_size 60), and lower the per-pod pool to 4. The database then sees at most 60 server connections however many pods run.',
+      '[tool:bash]',
+      '$ hey -z 60s -c 400 https://api.staging.internal/v1/orders | grep -E "Requests/sec|\\[5"',
+      '  Requests/sec:\t1843.2',
+      '[assistant]',
+      'Under a 400-client load test on staging there are no 5xx responses (1,843 requests/s) and Postgres shows 58 connections.',
+    ].join('\n');
+    const { summary } = taskLevels(
+      {
+        label: 'API errors: too many clients already',
+        summary: 'The API returned 500s under load: "sorry, too many clients already".',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(summary).toContain('so 240 connections against max_connections 200');
+    expect(summary).toContain('Decision: put PgBouncer in transaction pooling mode');
+    expect(codePointLength(summary)).toBeLessThanOrEqual(LEVEL_CAPS.summary);
+  });
+});
+
 describe('taskLevels: the brief', () => {
   const levels = taskLevels(
     { label: 'Nightly billing export is late', summary: '', files: [], todos: [], context: session() },
@@ -43,6 +90,32 @@ describe('taskLevels: the brief', () => {
     expect(levels.brief).not.toMatch(/\n/u);
     expect(levels.brief).toMatch(/Root cause: the 2\.4 config template/u);
     expect(levels.brief).toMatch(/Fix: set export\.workers back to 8/u);
+  });
+
+  it('leads with the ", so" that tells what followed, not one that gives the purpose of a step', () => {
+    const context = [
+      '[user]',
+      'Uploads over 1 GB fail with a 502 since Friday. Nothing changed in the upload service.',
+      '[tool:bash]',
+      '$ kubectl get events -n media --field-selector reason=OOMKilling | tail -2',
+      '12m  Warning  OOMKilling  pod/uploader-7d9c  Memory cgroup out of memory: Killed process 1 (node)',
+      '31m  Warning  OOMKilling  pod/uploader-7d9c  Memory cgroup out of memory: Killed process 1 (node)',
+      '[assistant]',
+      'The uploader pods were OOM killed during every large upload. The new virus scanner client reads the whole upload into memory before it scans it, so a 2 GB file filled the pod and the proxy answered 502.',
+      'I see two changes. First, stream each upload to the scanner in 8 MB parts instead of one buffer. Second, move the scan to the upload worker queue and answer the upload request at once, so the client never waits on the scanner.',
+      '[user]',
+      'Do both.',
+      '[assistant]',
+      'Both are in: uploads of 1, 2 and 4 GB went through, and the pods stayed under 300 MB.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Large uploads fail with 502', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(
+      /The new virus scanner client reads the whole upload into memory before it scans it/u,
+    );
+    expect(brief).not.toMatch(/so the client never waits/u);
   });
 
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
@@ -160,6 +233,59 @@ describe('taskLevels: a cause announced by "Found it."', () => {
     expect(brief).toMatch(
       /The chunk reader keeps the final partial row only when the file ends with a newline/u,
     );
+  });
+
+  it('reads the sentence before "That\'s why …" as the cause found, though it has no cue word', () => {
+    const context = [
+      '[user]',
+      'The greenhouse dashboard shows 80-degree nights since Monday. The plants look fine. Can you check?',
+      '[tool:bash]',
+      '$ curl -s localhost:9100/metrics | grep greenhouse_temp | head -3',
+      'greenhouse_temp{sensor="north-1",fw="3.2"} 79.8',
+      'greenhouse_temp{sensor="north-2",fw="3.1"} 26.4',
+      'greenhouse_temp{sensor="south-1",fw="3.2"} 80.6',
+      '[assistant]',
+      'I compared the readings of every sensor with the greenhouse log for the last seven days.',
+      'The sensors on firmware 3.2, installed on Monday, report Fahrenheit while the dashboard expects Celsius.',
+      "That's why only this week's nights look too hot.",
+      'I added a conversion step to the collector for firmware 3.2 and newer, and backfilled the seven days of readings.',
+      'The dashboard now shows 26 to 27 degrees for every sensor at night, in line with the greenhouse log for the week.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Greenhouse dashboard shows hot nights', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/report Fahrenheit while the dashboard expects Celsius/u);
+    expect(brief).not.toMatch(/That's why/u);
+  });
+
+  it('leads with the cause found over a sentence that says what holds now and why', () => {
+    const log = Array.from(
+      { length: 12 },
+      (_, i) => `2025-02-1${i % 10}T06:0${i % 10}:00Z mailer job=weekly-report rows=0 sent=true`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'The weekly sales report went out empty on Monday. Can you look?',
+      '[tool:bash]',
+      '$ grep weekly-report /var/log/mailer.log | tail -12',
+      log,
+      '[assistant]',
+      "The report query timed out because Friday's migration dropped the orders table's created_at index.",
+      "I restored the index and re-sent Monday's report to the sales list.",
+      'The mailer now refuses to send a report without rows, so a failed query pages the on-call engineer instead of mailing nothing.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Weekly sales report email was empty',
+        summary: 'The weekly report went out empty; restored the index and re-sent it.',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/because Friday's migration dropped the orders table's created_at index/u);
   });
 
   it('weighs the announced cause as a labelled one: it leads the brief over a closing note that repeats the label', () => {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
-import { stem, stemLookup, tokenize } from '../core/index-terms.js';
+import { eachStemFound, stem, stemLookup, tokenize, type StemLookup } from '../core/index-terms.js';
 
-export { stem, stemLookup, tokenize };
+export { eachStemFound, stem, stemLookup, tokenize, type StemLookup };
 
 // `stopword` ships CommonJS without type declarations; its English list is all we need.
 const requireCjs = createRequire(import.meta.url);

@@ -9,6 +9,7 @@ import type {
 import { sliceCodePoints } from '../core/text.js';
 import type { StoreTx } from '../store/seam.js';
 import {
+  eachStemFound,
   isStopWord,
   matchExpression,
   mostInformativeTerms,
@@ -160,20 +161,31 @@ export async function rankDocuments(
   }
   const matchedRows = new Set<number>();
   for (const doc of read) matchedRows.add(doc.rowid);
-  return top.map((s) => {
-    const resolved = texts.get(s.doc.rowid);
-    let value: number | undefined;
-    return {
-      doc: s.doc,
-      score: s.score,
-      matchesQuery: matchedRows.has(s.doc.rowid),
-      get confidence(): number {
-        value ??= resolved === undefined ? 0 : confidence(resolved.text);
-        return value;
-      },
-      resolved,
-    };
-  });
+  return top.map(
+    (s) =>
+      new LazyRankedDoc(s.doc, s.score, matchedRows.has(s.doc.rowid), texts.get(s.doc.rowid), confidence),
+  );
+}
+
+/** A ranked row whose confidence is worked out from its text when first read (one class, no getter per row). */
+class LazyRankedDoc implements RankedDoc {
+  #value: number | undefined;
+  readonly #confidence: (text: string) => number;
+
+  constructor(
+    readonly doc: DocRow,
+    readonly score: number,
+    readonly matchesQuery: boolean,
+    readonly resolved: ResolvedText | undefined,
+    confidence: (text: string) => number,
+  ) {
+    this.#confidence = confidence;
+  }
+
+  get confidence(): number {
+    this.#value ??= this.resolved === undefined ? 0 : this.#confidence(this.resolved.text);
+    return this.#value;
+  }
 }
 
 /**
@@ -392,21 +404,26 @@ async function addFeedback(
   const contents = await cache.get(top.map((s) => s.doc));
   const queryStems = new Set(terms.map((t) => t.stem));
   const best = top[0]?.score ?? 1;
-  const weightOf = new Map<string, { word: string; weight: number }>();
-  for (const seed of top) {
+  // Each word counts once per seed: its entry remembers the last seed that added to it (no set
+  // of seen words per seed).
+  const weightOf = new Map<string, { word: string; weight: number; seed: number }>();
+  top.forEach((seed, index) => {
     const text = contents.get(Number(seed.doc.ref))?.content;
-    if (text === undefined) continue;
-    const seen = new Set<string>();
+    if (text === undefined) return;
+    const share = best > 0 ? seed.score / best : 0;
     for (const word of tokenize(text)) {
-      if (isStopWord(word) || word.length < 3 || /^\d+$/u.test(word)) continue;
+      if (word.length < 3 || isStopWord(word) || /^\d+$/u.test(word)) continue;
       const stemmed = stem(word);
-      if (queryStems.has(stemmed) || seen.has(stemmed)) continue;
-      seen.add(stemmed);
-      const entry = weightOf.get(stemmed) ?? { word, weight: 0 };
-      entry.weight += best > 0 ? seed.score / best : 0;
-      weightOf.set(stemmed, entry);
+      if (queryStems.has(stemmed)) continue;
+      let entry = weightOf.get(stemmed);
+      if (entry === undefined) {
+        entry = { word, weight: 0, seed: -1 };
+        weightOf.set(stemmed, entry);
+      } else if (entry.seed === index) continue;
+      entry.seed = index;
+      entry.weight += share;
     }
-  }
+  });
   const weighed: { word: string; weight: number }[] = [];
   const strongest = [...weightOf.entries()]
     .filter(([, e]) => e.weight > 0)
@@ -429,14 +446,16 @@ async function addFeedback(
   const match = matchExpression(expansion.map((e) => e.word));
   if (!match) return false;
   const more = await tx.recall.match(match, filter, Math.min(candidates, weights.feedbackCandidates));
-  for (const [rowid, extra] of normalise(more)) {
-    found.add(rowid);
-    const existing = lexical.get(rowid);
-    const gain = weights.feedback * extra.lexical;
+  // Each match's BM25 normalised to the best one (as `normalise`, without building its map).
+  const bestMore = more[0]?.bm25 ?? 1;
+  for (const doc of more) {
+    found.add(doc.rowid);
+    const existing = lexical.get(doc.rowid);
+    const gain = weights.feedback * (bestMore > 0 ? doc.bm25 / bestMore : 0);
     if (existing) {
       existing.lexical += gain;
       existing.score += gain;
-    } else lexical.set(rowid, { doc: extra.doc, lexical: gain, score: gain });
+    } else lexical.set(doc.rowid, { doc, lexical: gain, score: gain });
   }
   return true;
 }
@@ -490,10 +509,10 @@ async function addNeighbourContext(
       }
     });
   }
-  for (const [rowid, gain] of boost) {
+  boost.forEach((gain, rowid) => {
     const scored = byRowid.get(rowid);
     if (scored) scored.score += weights.neighbour * gain;
-  }
+  });
 }
 
 /** Records of a matching topic that share its score (a turn's input and output come first). */
@@ -585,30 +604,72 @@ function relevanceGroup(doc: DocRow): string {
   return `${doc.layer}:${doc.ref}`;
 }
 
+/** The three best lexical scores of one relevance group, best first (0 where it has fewer). */
+interface TopThree {
+  a: number;
+  b: number;
+  c: number;
+}
+
+/** A group's score: the sum of its three best lexical scores, added best first. */
+function sumOf(top: TopThree | undefined): number {
+  return top === undefined ? 0 : top.a + top.b + top.c;
+}
+
+/**
+ * Relevance groups without a key string per row (rows are many, groups few): a row's scene, else
+ * its task line, else the row alone ({@link relevanceGroup}, each kind in a map of its own).
+ */
+class GroupMap<T> {
+  readonly #scenes = new Map<string, T>();
+  readonly #lines = new Map<string, T>();
+  readonly #alone = new Map<string, T>();
+
+  #mapOf(doc: DocRow): Map<string, T> {
+    if (doc.sceneId !== null) return this.#scenes;
+    return doc.lineId !== null ? this.#lines : this.#alone;
+  }
+
+  get(doc: DocRow): T | undefined {
+    return this.#mapOf(doc).get(doc.sceneId ?? doc.lineId ?? relevanceGroup(doc));
+  }
+
+  set(doc: DocRow, value: T): void {
+    this.#mapOf(doc).set(doc.sceneId ?? doc.lineId ?? relevanceGroup(doc), value);
+  }
+
+  forEach(fn: (value: T) => void): void {
+    this.#scenes.forEach(fn);
+    this.#lines.forEach(fn);
+    this.#alone.forEach(fn);
+  }
+}
+
 /** Rows of a scene (or line) that is relevant as a whole (several good hits) rank above stray hits. */
 function addSceneRelevance(byRowid: Map<number, Scored>, weights: RankWeights): void {
   if (weights.scene <= 0) return;
-  const perScene = new Map<string, number[]>();
+  // Each group's score is the sum of its three best lexical scores, added best first.
+  const perScene = new GroupMap<TopThree>();
   for (const s of byRowid.values()) {
-    if (s.lexical <= 0) continue;
-    const group = relevanceGroup(s.doc);
-    const list = perScene.get(group) ?? [];
-    list.push(s.lexical);
-    perScene.set(group, list);
+    const v = s.lexical;
+    if (v <= 0) continue;
+    const top = perScene.get(s.doc);
+    if (top === undefined) perScene.set(s.doc, { a: v, b: 0, c: 0 });
+    else if (v > top.a) {
+      top.c = top.b;
+      top.b = top.a;
+      top.a = v;
+    } else if (v > top.b) {
+      top.c = top.b;
+      top.b = v;
+    } else if (v > top.c) top.c = v;
   }
-  const sceneScore = new Map<string, number>();
   let bestScene = 0;
-  for (const [sceneId, scores] of perScene) {
-    const value = scores
-      .sort((a, b) => b - a)
-      .slice(0, 3)
-      .reduce((sum, v) => sum + v, 0);
-    sceneScore.set(sceneId, value);
-    bestScene = Math.max(bestScene, value);
-  }
+  perScene.forEach((top) => {
+    bestScene = Math.max(bestScene, sumOf(top));
+  });
   if (bestScene <= 0) return;
-  for (const s of byRowid.values())
-    s.score += weights.scene * ((sceneScore.get(relevanceGroup(s.doc)) ?? 0) / bestScene);
+  for (const s of byRowid.values()) s.score += weights.scene * (sumOf(perScene.get(s.doc)) / bestScene);
 }
 
 /** Newer rows win ties: a small prior decaying with age relative to the newest candidate. */
@@ -649,12 +710,11 @@ export function confidenceOf(
   return (text) => {
     // Only the head of a very long text (a node's full context) is compared.
     const present = new Set<string>();
-    for (const token of tokenize(sliceCodePoints(text, CONFIDENCE_MAX_CHARS))) {
-      const stemmed = lookup(token);
-      if (stemmed !== undefined) present.add(stemmed);
-    }
+    eachStemFound(sliceCodePoints(text, CONFIDENCE_MAX_CHARS), lookup, (stemmed) => present.add(stemmed));
     let found = 0;
-    for (const [stemmed, weight] of weightsByStem) if (present.has(stemmed)) found += weight;
+    weightsByStem.forEach((weight, stemmed) => {
+      if (present.has(stemmed)) found += weight;
+    });
     return Math.min(1, found / total);
   };
 }

@@ -1,5 +1,5 @@
 import { shownSceneName } from '../core/model/conversation.js';
-import { oneLine, truncateText } from '../core/text.js';
+import { codePointLength, oneLine, truncateText } from '../core/text.js';
 import { parseInput } from '../core/validate.js';
 import type { Embedder } from '../llm/types.js';
 import {
@@ -214,12 +214,40 @@ const PREVIEW_CHARS = LEVEL_CHARS.brief;
  * the query's words, not its keyword list.
  */
 function previewOf(item: Item, records: TurnRecords, stems: ReadonlySet<string>): string {
+  if (item.hit.layer === 'radial') return taskPreview(item, stems);
   const topic = item.hit.layer === 'topic' ? turnOf(unitKey(item.hit)) : undefined;
   const turn = topic === undefined ? undefined : records.get(topic);
   const spoken = turn?.filter((record) => record.eventType === undefined) ?? [];
   const line = oneLine(spoken.length > 0 ? bestUtterance(spoken, stems) : item.resolved.text);
   return fitSpan(line, PREVIEW_CHARS, stems) ?? truncateText(line, PREVIEW_CHARS);
 }
+
+// A line that only opens a transcript block (`[user]`, `[tool:bash]`, `[Tool result]`): a marker,
+// not something anyone said.
+const BLOCK_MARKER_LINE_RE = /^[ \t]*\[[^\]\n]{1,40}\][ \t]*$/gmu;
+
+/**
+ * A task's preview: its label (what the task was), then, when another of its texts matched (its
+ * transcript, summary or levels), the sentences of that text nearest the query, without the
+ * transcript's block markers, in what the label leaves of the preview.
+ */
+function taskPreview(item: Item, stems: ReadonlySet<string>): string {
+  const label = oneLine(item.resolved.title ?? '');
+  // Its lines stay apart until a span is chosen: a line break ends a sentence.
+  const lines = item.resolved.text.replace(BLOCK_MARKER_LINE_RE, '').trim();
+  const text = oneLine(lines);
+  if (label.length === 0)
+    return oneLine(fitSpan(lines, PREVIEW_CHARS, stems) ?? truncateText(text, PREVIEW_CHARS));
+  const head = truncateText(label, PREVIEW_CHARS);
+  const room = PREVIEW_CHARS - codePointLength(head) - TASK_PREVIEW_SEPARATOR.length;
+  if (item.hit.part === 'label' || text === label || room < MIN_TASK_PREVIEW_ROOM) return head;
+  const rest = oneLine(fitSpan(lines, room, stems) ?? '');
+  return rest.length === 0 ? head : `${head}${TASK_PREVIEW_SEPARATOR}${rest}`;
+}
+
+const TASK_PREVIEW_SEPARATOR = ' — ';
+/** Fewest code points worth showing of a task's matched text after its label. */
+const MIN_TASK_PREVIEW_ROOM = 40;
 
 /** `who: text` of the utterance holding most of the query's words (the first on a tie). */
 function bestUtterance(spoken: readonly ResolvedText[], stems: ReadonlySet<string>): string {
@@ -275,16 +303,24 @@ async function withDecisions(
   return applyDecision(items, approved, DEFAULT_DECISION_WEIGHTS, subject);
 }
 
+/** A ranked record as the temporal step reads it (its coverage is the hit's confidence, worked out when read). */
+class TimedItem {
+  readonly score: number;
+  readonly createdAt: number;
+
+  constructor(readonly item: ResolvedHit) {
+    this.score = item.hit.score;
+    this.createdAt = item.hit.createdAt;
+  }
+
+  get coverage(): number {
+    return this.item.hit.confidence;
+  }
+}
+
 /** The records in the order of their final scores, after the temporal step. */
 function withTemporalIntent(items: readonly ResolvedHit[], intent: TemporalIntent): Item[] {
-  const timed = items.map((item) => ({
-    item,
-    score: item.hit.score,
-    createdAt: item.hit.createdAt,
-    get coverage(): number {
-      return item.hit.confidence;
-    },
-  }));
+  const timed = items.map((item) => new TimedItem(item));
   return applyTemporalIntent(timed, intent).map(({ candidate, score }) => ({
     hit: candidate.item.hit,
     resolved: candidate.item.resolved,

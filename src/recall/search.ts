@@ -73,11 +73,12 @@ export interface ResolvedHit {
  */
 export async function searchIndexResolved(store: StoreSeam, options: SearchOptions): Promise<ResolvedHit[]> {
   const ranked = await rankInSnapshot(store, options, true);
-  return ranked.flatMap((entry) =>
-    entry.resolved
-      ? [{ hit: toHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery }]
-      : [],
-  );
+  const out: ResolvedHit[] = [];
+  for (const entry of ranked) {
+    if (entry.resolved)
+      out.push({ hit: toHit(entry.doc, entry), resolved: entry.resolved, matchesQuery: entry.matchesQuery });
+  }
+  return out;
 }
 
 /** One row of a ranking read for its order only (see {@link searchIndexOrder}). */

@@ -5,7 +5,7 @@
  */
 import { codePointLength } from '../core/text.js';
 import { sentences } from '../core/text-analysis.js';
-import { stem, stemLookup, tokenize } from './query.js';
+import { eachStemFound, stem, stemLookup, tokenize, type StemLookup } from './query.js';
 
 /** The stems of a text's words (what a query's stems are compared with). */
 export function stemsOf(text: string): Set<string> {
@@ -16,10 +16,7 @@ export function stemsOf(text: string): Set<string> {
 export function stemsHeld(text: string, stems: ReadonlySet<string>): number {
   const lookup = lookupOf(stems);
   const held = new Set<string>();
-  for (const word of tokenize(text)) {
-    const stemmed = lookup(word);
-    if (stemmed !== undefined) held.add(stemmed);
-  }
+  eachStemFound(text, lookup, (stemmed) => held.add(stemmed));
   return held.size;
 }
 
@@ -38,9 +35,9 @@ export function mostStemsHeld(texts: readonly string[], stems: ReadonlySet<strin
 }
 
 // One recall compares many texts with the same set of query stems: its lookup is built once.
-const lookups = new WeakMap<ReadonlySet<string>, (token: string) => string | undefined>();
+const lookups = new WeakMap<ReadonlySet<string>, StemLookup>();
 
-function lookupOf(stems: ReadonlySet<string>): (token: string) => string | undefined {
+function lookupOf(stems: ReadonlySet<string>): StemLookup {
   let lookup = lookups.get(stems);
   if (lookup === undefined) {
     lookup = stemLookup(stems);
@@ -121,7 +118,7 @@ function analysed(text: string, stems: ReadonlySet<string>): Analysed {
   let bestHits = 0;
   found.forEach((s, i) => {
     let n = 0;
-    for (const word of tokenize(s.text)) if (lookup(word) !== undefined) n++;
+    eachStemFound(s.text, lookup, () => n++);
     if (n > bestHits) {
       best = i;
       bestHits = n;

@@ -68,12 +68,19 @@ const fromArray = (row: RawDocArray): DocRow => ({
   createdAt: row[8],
 });
 
-/** A matched document: its row's document, then its BM25 score (column 10) set on it. */
-function matchedFromArray(row: RawDocArray): MatchedDoc {
-  const doc = fromArray(row) as DocRow & { bm25: number };
-  doc.bm25 = (row[9] as number | null) ?? 0;
-  return doc;
-}
+/** A matched document: its row's document and its BM25 score (column 10), built whole. */
+const matchedFromArray = (row: RawDocArray): MatchedDoc => ({
+  rowid: row[0],
+  agentId: row[1],
+  layer: row[2],
+  ref: row[3],
+  part: row[4],
+  lineId: row[5],
+  sceneId: row[6],
+  topicId: row[7],
+  createdAt: row[8],
+  bm25: (row[9] as number | null) ?? 0,
+});
 
 /**
  * The WHERE clause and parameters of a filter: only the conditions in use are written (an

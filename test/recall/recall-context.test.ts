@@ -156,6 +156,34 @@ describe('recall context', () => {
     expect(preview.replace(/ …$/u, '')).toMatch(/[.?!]$/u);
   });
 
+  it("previews a task found by its transcript with its label and the transcript's sentence nearest the query, without block markers", async () => {
+    const agent = db.primary();
+    await agent.radial.createLine('ops', 'Operations');
+    await agent.radial.completeTask({
+      lineId: 'ops',
+      taskLabel: 'Nightly backup stopped reaching S3',
+      conversationSummary: '',
+      fullContext: [
+        '[user]',
+        'The newest backup in the bucket is six days old. What is going on?',
+        '[tool:bash]',
+        '$ kubectl logs job/pg-backup | tail -1',
+        'upload error: AccessDenied: not authorized to perform kms:GenerateDataKey',
+        '[assistant]',
+        'The bucket switched to a customer-managed encryption key on Tuesday, and the backup role was never allowed to use it.',
+      ].join('\n'),
+    });
+    const { hits } = await agent.recall('customer-managed encryption key', {
+      layers: ['radial'],
+      budgetTokens: 0,
+    });
+    const preview = hits[0]?.preview ?? '';
+    expect(preview).toMatch(/^Nightly backup stopped reaching S3 — /u);
+    expect(preview).toContain('The bucket switched to a customer-managed encryption key on Tuesday');
+    expect(preview).not.toMatch(/\[(?:user|assistant|tool:bash)\]/u);
+    expect([...preview].length).toBeLessThanOrEqual(200);
+  });
+
   it('returns hits in the order of their final scores', async () => {
     const agent = db.primary();
     await turns(agent, [

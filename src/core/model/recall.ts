@@ -110,7 +110,10 @@ export interface RecallHit {
   readonly provenance: Provenance;
   /** The verbatim text of the part that matched. */
   readonly text: string;
-  /** At most 200 characters of it, on one line. */
+  /**
+   * At most 200 characters of it, on one line: its sentences nearest the query. A task's opens
+   * with its label, then (when another of its texts matched) that text's nearest sentences.
+   */
   readonly preview: string;
   /** The level at which the context holds this item, or `none`. */
   readonly inContext: ContextLevel | 'none';

@@ -251,6 +251,21 @@ describe('the origin', () => {
     expect(text).toMatch(/Current scene "A very long scene name…": replica lag/u);
   });
 
+  it('leaves out the scene keywords its name already says, and shows the name alone when none is left', () => {
+    const origin = (keywords: string[]): string =>
+      buildOrigin({
+        projectName: 'Shop',
+        profileBrief: undefined,
+        lines: [line(0, 1)],
+        budgetTokens: 200,
+        scene: { name: 'Invoice numbers check', keywords },
+      });
+    expect(origin(['invoice numbers', 'staging deploy', 'Check', 'invoice', 'numbering gap'])).toContain(
+      'Current scene "Invoice numbers check": staging deploy, numbering gap\n',
+    );
+    expect(origin(['Invoice numbers', 'check'])).toMatch(/^Current scene "Invoice numbers check"$/mu);
+  });
+
   it('keeps one line per line even when a name or gist holds line breaks', () => {
     const odd = { ...line(1, 1), name: 'two\nlines', latest: { ...line(1, 1).latest!, sOrigin: 'a\nb' } };
     expect(originEntry(odd)).not.toContain('\n');

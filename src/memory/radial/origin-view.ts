@@ -1,4 +1,5 @@
 import { countTokens } from '../../core/tokens.js';
+import { tokenize } from '../../core/index-terms.js';
 import { oneLine, sliceCodePoints, truncateText } from '../../core/text.js';
 import type { LineOverview } from '../../store/radial-repo.js';
 import { keptValueLength, MIN_CUT_VALUE } from '../profile/profile-brief.js';
@@ -192,7 +193,8 @@ const SCENE_NAME_MAX = 24;
 
 /**
  * The current scene's keywords in the order given (most used first), cut to the scene's share
- * of the budget; empty when there is no scene or it has no keywords yet.
+ * of the budget, leaving out those the shown name already says (a named scene with none left is
+ * shown by its name); empty when there is no scene or it has no keywords yet.
  */
 function sceneLine(input: OriginInput): string {
   const keywords = input.scene?.keywords ?? [];
@@ -201,12 +203,19 @@ function sceneLine(input: OriginInput): string {
   const name = oneLine(truncateText(oneLine(input.scene.name), SCENE_NAME_MAX));
   const limit = Math.floor(input.budgetTokens * SCENE_SHARE);
   let text = name.length > 0 ? `Current scene "${name}":` : 'Current scene:';
+  const named = new Set(tokenize(name));
   for (const keyword of keywords) {
+    // A keyword whose every word the scene's name already shows says nothing new beside it.
+    const words = tokenize(keyword);
+    if (words.length > 0 && words.every((word) => named.has(word))) continue;
     const next = `${text}${text.endsWith(':') ? ' ' : ', '}${oneLine(keyword)}`;
     if (countTokens(next) > limit) break;
     text = next;
   }
-  return text.endsWith(':') ? '' : text;
+  if (!text.endsWith(':')) return text;
+  // A named scene whose keywords its name already says (or none of which fits) is shown by name.
+  const alone = `Current scene "${name}"`;
+  return name.length > 0 && countTokens(alone) <= limit ? alone : '';
 }
 
 function plural(count: number, word: string): string {
