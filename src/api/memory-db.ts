@@ -301,9 +301,10 @@ export class MemoryDB {
   }
 
   /**
-   * @internal Writes the recall-index rows that commits leave to the next read (SQLite; see
-   * `Store.catchUpIndex`). Reads of this handle do it themselves; an adapter whose reads run
-   * on other, read-only handles calls it after each write, before answering.
+   * @internal Writes now the recall-index rows that commits leave out of their transaction
+   * (SQLite; see `Store.catchUpIndex`). This handle writes them itself once the event loop
+   * turns, and before its own reads; an adapter whose reads run on other, read-only handles
+   * calls it after each write, before answering, so its client finds what it wrote.
    */
   async catchUpIndex(): Promise<void> {
     if (this.#store instanceof Store) await this.#store.catchUpIndex();

@@ -64,8 +64,8 @@ export interface NodeCommit {
   readonly node: Omit<NewNode, 'extra'>;
   /**
    * The node's recall-index texts. The SQLite engine does not write them with the node: it
-   * makes the same texts from the node's row when the index next catches up (`IndexCatchUp`,
-   * before the next read).
+   * makes the same texts from the node's row when the index catches up (`IndexCatchUp`, once
+   * the committing handle's event loop turns, or before its next read).
    */
   readonly index: readonly NodeIndexText[];
   readonly extend: boolean;
@@ -124,15 +124,18 @@ export interface ImportBatch {
 
 /**
  * All SQL of radial memory: lines, nodes (positions derived from `line_seq`), the radial rows of
- * the recall index (left to the next read: `IndexCatchUp`) and the radial keys of `meta`.
+ * the recall index (written just after the commit: `IndexCatchUp`) and the radial keys of `meta`.
  */
 export class RadialRepo {
   readonly #engine: Engine;
   readonly #index: IndexRepo;
+  readonly #indexDeferred: () => void;
 
-  constructor(engine: Engine, index: IndexRepo) {
+  /** `indexDeferred` is told of every node committed without its recall-index rows. */
+  constructor(engine: Engine, index: IndexRepo, indexDeferred: () => void = () => undefined) {
     this.#engine = engine;
     this.#index = index;
+    this.#indexDeferred = indexDeferred;
   }
 
   // ---- meta -------------------------------------------------------------------------------
@@ -243,7 +246,8 @@ export class RadialRepo {
 
   /**
    * Commits one node in one transaction: reads the line's tip, inserts the node at position 1
-   * without touching older rows, advances the line, and writes the node's recall-index rows.
+   * without touching older rows and advances the line; the node's recall-index rows are left
+   * to `IndexCatchUp` (the store schedules it when told through `indexDeferred`).
    * Keyed by the node's id: when the line already holds a node with that id, returns it
    * (`existed`) and writes nothing. `NOT_FOUND` (field `lineId`) when the line does not exist;
    * `CONFLICT` when the id is another line's or agent's node.
@@ -277,6 +281,7 @@ export class RadialRepo {
         )
         .run(NODES_INDEXED_KEY);
       const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, undefined);
+      this.#indexDeferred();
       return { seq, lineSeq: nextSeq, extendsNodeId, existed: false };
     });
   }

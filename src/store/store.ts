@@ -5,7 +5,7 @@ import { DreamRepo } from './dream-repo.js';
 import { EngramRepo } from './engram-repo.js';
 import { Engine, type EngineOptions } from './engine.js';
 import { IndexRepo } from './index-repo.js';
-import { IndexCatchUp } from './index-catch-up.js';
+import { IndexCatchUp, type CatchUpResult } from './index-catch-up.js';
 import { RadialRepo } from './radial-repo.js';
 import { KnowledgeRepo } from './knowledge-repo.js';
 import { LeasesRepo } from './leases-repo.js';
@@ -21,6 +21,11 @@ import {
   type FileStats,
 } from './maintenance.js';
 import type { StoreSeam, StoreTx, TxWork } from './seam.js';
+
+/** Nodes a background catch-up indexes per transaction (each ~0.3–0.6 ms): short pauses of the event loop. */
+const DRAIN_BATCH = 64;
+/** The longest pause between background attempts while another connection holds the write lock. */
+const DRAIN_RETRY_MAX_MS = 50;
 
 /** The SQLite repositories, synchronous underneath the {@link StoreTx} they are handed out as. */
 interface SqliteRepositories {
@@ -47,12 +52,21 @@ export class Store implements StoreSeam {
   readonly #repos: SqliteRepositories;
   readonly #catchUp: IndexCatchUp;
   /**
-   * Check the file for nodes committed without their recall-index rows before the next read:
-   * set at open and by every write of this connection (another connection's commits show in
-   * `PRAGMA data_version`).
+   * This handle committed nodes whose recall-index rows may still be pending (see
+   * {@link Store.catchUpIndex}): its own reads write them first, waiting for the write lock if
+   * they must, so it reads its own writes.
    */
-  #indexCheck = true;
+  #ownPending = false;
+  /**
+   * Check the file for nodes another handle left pending (one that died between its commit and
+   * its catch-up): set at open; another connection's commits show in `PRAGMA data_version`.
+   */
+  #checkOthers = true;
   #seenVersion = -1;
+  /** A background catch-up is scheduled (coalesces the commits that come before it runs). */
+  #drainScheduled = false;
+  /** The wait before the next background attempt while another connection holds the write lock. */
+  #retryMs = 0;
 
   private constructor(engine: Engine) {
     this.engine = engine;
@@ -66,7 +80,7 @@ export class Store implements StoreSeam {
       vectors,
       index,
       conversation,
-      radial: new RadialRepo(engine, index),
+      radial: new RadialRepo(engine, index, () => this.#indexDeferred()),
       knowledge: new KnowledgeRepo(engine, index),
       leases: new LeasesRepo(engine),
       recall: new RecallRepo(engine),
@@ -74,6 +88,8 @@ export class Store implements StoreSeam {
       engram,
       dream: new DreamRepo(engine, index, conversation),
     };
+    // A writer that died between a commit and its catch-up left rows that this open writes.
+    if (!this.readOnly) this.#scheduleDrain(0);
   }
 
   /**
@@ -89,12 +105,14 @@ export class Store implements StoreSeam {
 
   /**
    * Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`).
-   * First writes the recall-index rows of nodes committed without them (see
-   * {@link Store.catchUpIndex}), so a read finds every committed node.
+   * First writes the recall-index rows still pending (see {@link Store.catchUpIndex}): all of
+   * this handle's own commits (so it reads its own writes), and other handles' only when the
+   * write lock is free at once, so a read never waits for another connection's write.
    */
   read<T>(context: string, work: TxWork<T>): Promise<T> {
-    if (this.#indexMayLag())
-      return this.catchUpIndex(context).then(() =>
+    const lag = this.#lag();
+    if (lag !== undefined)
+      return this.#catchUpBefore(context, lag).then(() =>
         this.engine.transaction('read', context, () => this.#run(work)),
       );
     return this.engine.transaction('read', context, () => this.#run(work));
@@ -102,46 +120,121 @@ export class Store implements StoreSeam {
 
   /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
   write<T>(context: string, work: TxWork<T>): Promise<T> {
-    this.#indexCheck = true;
     return this.engine.transaction('write', context, () => this.#run(work));
   }
 
-  #indexMayLag(): boolean {
-    if (this.readOnly || this.engine.closed) return false;
-    return this.#indexCheck || this.engine.dataVersion() !== this.#seenVersion;
+  /** A commit of this handle wrote a node without its recall-index rows: write them soon, off its path. */
+  #indexDeferred(): void {
+    this.#ownPending = true;
+    this.#scheduleDrain(0);
+  }
+
+  /** Whose index rows a read must look for first: this handle's commits, maybe others', or none. */
+  #lag(): 'own' | 'others' | undefined {
+    if (this.readOnly || this.engine.closed) return undefined;
+    if (this.#ownPending) return 'own';
+    if (this.#checkOthers || this.engine.dataVersion() !== this.#seenVersion) return 'others';
+    return undefined;
   }
 
   /**
-   * Writes the recall-index rows of the nodes committed without them (a commit leaves them to
-   * the next read: they are derived from the node's row, and the commit is the part an agent
-   * waits for), in one write at `synchronous = NORMAL`: a crash can lose only rows that the
-   * next read writes again, since the mark of what is indexed commits with them. Every read of
-   * this connection runs it first; a read-only connection cannot, and sees a node's index rows
-   * once a writer has read, closed or called this. Returns how many nodes it indexed.
+   * The catch-up before a read: this handle's pending rows waiting for the lock like any write
+   * (errors reach the caller, as the read could not see its own writes); others' only if the
+   * lock is free now, and a failure there leaves them to their writer, a later read or open.
+   */
+  #catchUpBefore(context: string, lag: 'own' | 'others'): Promise<void> {
+    return this.engine.transaction('none', context, () => {
+      if (lag === 'own') {
+        this.#catchUpNow(true, Number.POSITIVE_INFINITY);
+        return;
+      }
+      try {
+        this.#catchUpNow(false, Number.POSITIVE_INFINITY);
+      } catch {
+        // Derived rows: whoever next writes them finds them still pending.
+      }
+    });
+  }
+
+  /**
+   * Writes the recall-index rows of the nodes committed without them, and returns how many.
+   * A commit leaves them out of its transaction (they are derived from the node's row, and the
+   * commit is what an agent waits for); the handle that committed writes them once its event
+   * loop turns, in transactions of their own at `synchronous = NORMAL` that also move the mark
+   * of what is indexed, so a crash loses only rows that are written again later. This writes
+   * every pending row now, waiting for the write lock if another connection holds it.
    */
   catchUpIndex(context = 'index catch-up'): Promise<number> {
     if (this.readOnly) return Promise.resolve(0);
-    return this.engine.transaction('none', context, () => this.#catchUpNow());
+    return this.engine.transaction('none', context, () => {
+      const done = this.#catchUpNow(true, Number.POSITIVE_INFINITY);
+      return done === 'busy' ? 0 : done.indexed;
+    });
   }
 
-  /** The catch-up, with the file's gate held and no transaction open. */
-  #catchUpNow(): number {
+  /**
+   * Schedules a catch-up off the caller's path: on the next turn of the event loop (commits made
+   * before it runs share it), or after `delayMs` when the write lock was held. It never waits
+   * for the lock; while another connection holds it, it tries again with growing pauses.
+   */
+  #scheduleDrain(delayMs: number): void {
+    if (this.#drainScheduled || this.readOnly) return;
+    this.#drainScheduled = true;
+    const run = (): void => {
+      this.#drainScheduled = false;
+      void this.#drain();
+    };
+    if (delayMs === 0) setImmediate(run);
+    else setTimeout(run, delayMs).unref();
+  }
+
+  async #drain(): Promise<void> {
+    if (this.engine.closed) return;
+    let outcome: CatchUpResult | 'busy';
+    try {
+      outcome = await this.engine.transaction('none', 'index catch-up', () =>
+        this.#catchUpNow(false, DRAIN_BATCH),
+      );
+    } catch {
+      // Closed meanwhile, or the write failed: the rows stay pending for the next read of this
+      // handle, its checkpoint or close, or the next open.
+      return;
+    }
+    if (outcome === 'busy') {
+      this.#retryMs = Math.min(Math.max(1, this.#retryMs * 2), DRAIN_RETRY_MAX_MS);
+      this.#scheduleDrain(this.#retryMs);
+      return;
+    }
+    this.#retryMs = 0;
+    if (outcome.more) this.#scheduleDrain(0);
+  }
+
+  /**
+   * The catch-up, with the file's gate held and no transaction open: at most `limit` nodes,
+   * waiting for the write lock or (`wait` false) giving up at once when it is held.
+   */
+  #catchUpNow(wait: boolean, limit: number): CatchUpResult | 'busy' {
     const version = this.engine.dataVersion();
     if (!this.#catchUp.indexLags()) {
-      this.#indexCheck = false;
-      this.#seenVersion = version;
-      return 0;
+      this.#settled(version);
+      return { indexed: 0, more: false };
     }
     const relaxed = this.engine.options.durability === 'full';
     if (relaxed) this.engine.statement('PRAGMA synchronous = NORMAL').run();
     try {
-      const count = this.#catchUp.catchUp();
-      this.#indexCheck = false;
-      this.#seenVersion = version;
-      return count;
+      const result = this.#catchUp.catchUp({ wait, limit });
+      if (result !== 'busy' && !result.more) this.#settled(version);
+      return result;
     } finally {
       if (relaxed) this.engine.statement('PRAGMA synchronous = FULL').run();
     }
+  }
+
+  /** Nothing was pending at `version` (this connection's commits do not change it). */
+  #settled(version: number): void {
+    this.#ownPending = false;
+    this.#checkOthers = false;
+    this.#seenVersion = version;
   }
 
   async #run<T>(work: TxWork<T>): Promise<T> {
@@ -185,7 +278,8 @@ export class Store implements StoreSeam {
   }
 
   async stats(): Promise<FileStats> {
-    if (this.#indexMayLag()) await this.catchUpIndex('stats');
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore('stats', lag);
     return this.engine.transaction('read', 'stats', () => fileStats(this.engine));
   }
 
@@ -193,9 +287,13 @@ export class Store implements StoreSeam {
     return this.engine.transaction('none', 'check', () => checkFile(this.engine));
   }
 
-  /** Writes the index rows still pending (see {@link Store.catchUpIndex}), then moves the WAL into the file. */
+  /**
+   * Writes this handle's index rows still pending (see {@link Store.catchUpIndex}; others' when
+   * the lock is free), then moves the WAL into the file.
+   */
   async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
-    if (this.#indexMayLag()) await this.catchUpIndex('checkpoint');
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore('checkpoint', lag);
     return this.engine.transaction('none', 'checkpoint', () => checkpointFile(this.engine));
   }
 
@@ -208,22 +306,25 @@ export class Store implements StoreSeam {
    * maintenance that manages its own (dump import, VACUUM).
    */
   async exclusive<T>(context: string, work: () => T): Promise<T> {
-    if (this.#indexMayLag()) await this.catchUpIndex(context);
-    this.#indexCheck = true;
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore(context, lag);
+    this.#checkOthers = true;
     return this.engine.transaction('none', context, work);
   }
 
   /**
    * Closes the file once the transactions already queued on it have finished, after writing
-   * the index rows still pending (when that fails, the next open's first read writes them).
+   * this handle's index rows still pending (others' when the lock is free; when that fails,
+   * the next open writes them).
    */
   async close(): Promise<void> {
     if (this.engine.closed) return this.engine.close();
     await this.engine.transaction('none', 'close', () => {
       try {
-        if (!this.readOnly) this.#catchUpNow();
+        const lag = this.#lag();
+        if (lag !== undefined) this.#catchUpNow(lag === 'own', Number.POSITIVE_INFINITY);
       } catch {
-        // Derived rows: the next read of the file writes them.
+        // Derived rows: the next open of the file writes them.
       }
       this.engine.close();
     });

@@ -83,7 +83,7 @@ describe.skipIf(reason !== '')('PgReindexRepo gives what ReindexRepo gives', () 
         fullContext: 'full \u0000 context 東京',
         fullBytes: 20,
       },
-      // The texts the node's own fields make (SQLite writes those, from the row, before its next read).
+      // The texts the node's own fields make (SQLite writes those, from the row, just after the commit).
       index: [
         { part: 'label', text: 'deploy label' },
         { part: 'conversation', text: 'conv' },
