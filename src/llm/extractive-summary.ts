@@ -177,6 +177,8 @@ const CUE_LEAD = 2.4;
 const CUE = 1.7;
 const NARRATION = 0.45;
 const QUESTION = 0.55;
+/** A caption of a block that no level shows is left out (see `analyse`). */
+const CAPTION = 0;
 const USER = 0.85;
 /** A cause or choice the user states in their first message: settled before the work began. */
 const USER_SETTLED = 1.5;
@@ -306,8 +308,18 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     // Without a filler lead-in a sentence loses nothing.
     const leadIn = filler ? 1 : LEAD_IN;
     const agreed = settled && point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
+    // A sentence ending in a colon before a block that no level shows (tool output, a log,
+    // code) captions something the reader will not see ("Alerts:", "Now the other side:"),
+    // unless it states an outcome or a figure of its own ("export_to_lake failed at 02:17:").
+    const caption =
+      prose.length > 0 &&
+      !outcome &&
+      /[:：]$/u.test(unit.text) &&
+      !/\d/u.test(unit.text) &&
+      units[index + 1]?.kind !== 'prose';
     const base =
       unitFactor(unit, length, lastBlock) *
+      (caption ? CAPTION : 1) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
       (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
         ? CUE_LABELLED / CUE

@@ -519,3 +519,52 @@ describe('taskLevels: an opening before a trailing clause says the point whole',
     expect(codePointLength(brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
   });
 });
+
+describe('taskLevels: a sentence that introduces tool output', () => {
+  it('leaves out "Alerts:" and the like, whose block no level shows', () => {
+    const alerts = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `{"alertname":"Gateway5xxHigh","severity":"page","startsAt":"2024-03-12T14:${String(i + 5).padStart(2, '0')}:00Z"}`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'Fill in the timeline and the impact of last Tuesday’s ingest outage in the postmortem.',
+      '[assistant]',
+      'The gateway errors began at 14:04 right after the 2.14.0 rollout, when the new chart set upstream_keepalive to 0 and every request opened a new connection to device-api.',
+      'Alerts:',
+      '[tool:bash]',
+      "$ curl -s http://alertmanager:9093/api/v2/alerts | jq -c '.[]'",
+      alerts,
+      '[assistant]',
+      'Detection took 4 minutes because Gateway5xxHigh needs 3 minutes above 2% before it pages.',
+      'Now the device-api side:',
+      '[tool:bash]',
+      '$ kubectl -n device-api logs deploy/device-api --since=2h | grep -c "too many open connections"',
+      '18234',
+      '[assistant]',
+      'device-api hit its 4,096 connection limit at 14:04:50 and rejected new handshakes until the rollback at 14:19.',
+      'Impact: 182,344 5xx responses out of 1,899,418 requests, 9.6% of ingest traffic in the window.',
+      ...Array.from(
+        { length: 14 },
+        (_, i) =>
+          `At 14:${String(20 + i).padStart(2, '0')} the alerts on replica ${i + 1} of the gateway (${300 + i * 7} open sockets) resolved as the rollback reached pod group ${String.fromCharCode(65 + i)}.`,
+      ),
+      'Timeline and impact are written into the postmortem draft.',
+    ].join('\n');
+    const levels = taskLevels(
+      { label: 'Alerts and timeline of the ingest outage', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    for (const level of ['brief', 'summary', 'detailed'] as const) {
+      expect(levels[level]).not.toMatch(/Alerts:|device-api side:/u);
+    }
+    // The prose is longer than the detailed level: the level is a choice of sentences, not all of them.
+    const prose = context
+      .split('\n')
+      .filter((line) => /^[A-Z][^{$]*[.:]$/u.test(line) && !line.startsWith('['));
+    expect(codePointLength(prose.join(' '))).toBeGreaterThan(LEVEL_CAPS.detailed);
+    expect(flat(levels.detailed)).toContain('Detection took 4 minutes');
+    expect(flat(levels.detailed)).toContain('182,344 5xx responses');
+  });
+});
