@@ -265,9 +265,11 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
+  const answers = whyAnswers(pool);
   for (const [group, unit] of pool.entries()) {
     const index = unitIndex.get(unit) ?? 0;
     const chosenItem = picked.has(unit);
+    const answer = answers.has(unit);
     // "Found it." on its own announces the sentence after it as the cause found.
     const previous = pool[group - 1];
     const announced =
@@ -285,16 +287,22 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       POINTS_BACK_RE.test(next.text);
     const pointer = POINTS_BACK_RE.test(unit.text);
     const outcome =
-      chosenItem || announced || pointedAt || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
+      chosenItem ||
+      announced ||
+      pointedAt ||
+      answer ||
+      OUTCOME_LEAD_RE.test(unit.text) ||
+      cues.outcome.test(unit.text);
     const why =
       chosenItem ||
       announced ||
       pointedAt ||
+      answer ||
       (!pointer &&
         cues.why.test(unit.text) &&
         !REQUEST_RE.test(unit.text) &&
         !explainsNewState(unit.text, cues.why));
-    const cause = announced || pointedAt || (why && cues.cause.test(unit.text));
+    const cause = announced || pointedAt || answer || (why && cues.cause.test(unit.text));
     const remedy = !cause && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
@@ -1001,6 +1009,30 @@ function leadInEnd(sentence: string): number {
 }
 
 // A sentence that only announces that the cause is found.
+// A user's question about a cause: "What happened?", "What's going on?", "Why does …?".
+const WHY_QUESTION_RE =
+  /\b(?:what (?:happened|changed|broke|went wrong|caused)|what(?:'s| is) (?:going on|happening|wrong)|why|how come)\b[^?]*\?/iu;
+
+/**
+ * The first sentence each of the user's questions about a cause ("What happened?") gets in
+ * reply: the first of another's sentences after it that neither narrates ("Let me check…")
+ * nor asks.
+ */
+function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
+  const out = new Set<TextUnit>();
+  let asked = false;
+  for (const unit of pool) {
+    if (unit.role === 'user') {
+      if (WHY_QUESTION_RE.test(unit.text)) asked = true;
+      continue;
+    }
+    if (!asked || NARRATION_RE.test(unit.text) || /[?？]["'”’)]*$/u.test(unit.text)) continue;
+    out.add(unit);
+    asked = false;
+  }
+  return out;
+}
+
 const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
 // A sentence that names the one before it as the cause: "That's why only new rows are wrong.",
 // "This explains the 502s."

@@ -568,3 +568,41 @@ describe('taskLevels: a sentence that introduces tool output', () => {
     expect(flat(levels.detailed)).toContain('182,344 5xx responses');
   });
 });
+
+describe("taskLevels: the reply to the user's question about a cause", () => {
+  it('reads the first reply to "What happened?" as the cause, even without a cue word', () => {
+    const plan = Array.from({ length: 20 }, (_, i) => `  ${i + 1}  Seq Scan on invoices_2024_${i}`).join(
+      '\n',
+    );
+    const context = [
+      '[user]',
+      'The invoice export froze for twenty minutes last night and the billing page timed out. What happened?',
+      '[assistant]',
+      'Let me check the database first.',
+      '[tool:bash]',
+      '$ psql -c "select pid, state, wait_event from pg_stat_activity"',
+      plan,
+      '[assistant]',
+      'The nightly vacuum of invoices held a lock on the partition table while the export rebuilt its index, and the billing queries waited behind both.',
+      'I moved the vacuum to 04:00 and gave the export a lock timeout of 5 s, with a retry in the export job.',
+      '[tool:bash]',
+      '$ ./export.sh --dry-run',
+      'export ok in 41 s',
+      '[assistant]',
+      'The export now finishes in 41 s on a copy of last night’s data, and the billing page answers while it runs.',
+      'Tonight’s run will be watched by the usual export alert; nothing else changes for the billing team.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Invoice export froze the billing page',
+        summary: 'Moved the vacuum and gave the export a lock timeout; the billing page stays up.',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/vacuum of invoices held a lock|billing queries waited/u);
+    expect(brief).not.toContain('Let me check');
+  });
+});
