@@ -1565,14 +1565,15 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
       .sort((a, b) => b.worth - a.worth);
+    // An item of a list shown alone goes without its number ("2." as if item 1 were there).
     const whole = (c: Candidate): string =>
-      `${oneLine(c.text)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
+      `${withoutListMarker(oneLine(c.text), true)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
     // In order: another's outcome whole, the best sentence cut (another's), the user's outcome
     // whole, the best sentence cut (the user's).
     const best = outcomes.find((c) => !byUser(c));
     const bestCut = bestOf(analysis);
     const cut = bestCut?.outcome && says(bestCut) ? bestCut : undefined;
-    const cutText = (): string => (cut ? cutGist(oneLine(cut.text), room) : '');
+    const cutText = (): string => (cut ? cutGist(withoutListMarker(oneLine(cut.text), true), room) : '');
     if (best) gist = whole(best);
     else if (cut && !byUser(cut)) gist = cutText();
     if (gist.length === 0 && outcomes[0]) gist = whole(outcomes[0]);

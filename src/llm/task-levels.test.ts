@@ -606,3 +606,24 @@ describe("taskLevels: the reply to the user's question about a cause", () => {
     expect(brief).not.toContain('Let me check');
   });
 });
+
+describe('taskLevels: the origin of a task that picked an item of a list', () => {
+  it('shows the picked item without its number', () => {
+    const context = [
+      '[user]',
+      'We need to store money amounts in the new ledger service. What should the column type be?',
+      '[assistant]',
+      'Options:',
+      '1. NUMERIC(19,4) in Postgres: exact, but every service must agree on the scale.',
+      '2. Integer minor units (BIGINT) with the currency exponent from ISO 4217: exact and fast to sum.',
+      '3. Floating point: fast, but rounding errors show up in totals.',
+      'Going with 2.',
+    ].join('\n');
+    const { origin } = taskLevels(
+      { label: 'Money type for the ledger', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(origin).toContain('Integer minor units');
+    expect(origin).not.toMatch(/— 2\./u);
+  });
+});
