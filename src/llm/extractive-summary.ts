@@ -261,7 +261,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     /** The text whose cue words count (a point keeps the cue of its lead-in). */
     cueFrom?: string;
   }[] = [];
-  const picked = pickedItems(pool);
+  // A list a later sentence picks from ("Going with 1."): its other items are the options not taken.
+  const { picked, passed } = pickedItems(pool);
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
@@ -270,6 +271,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     const index = unitIndex.get(unit) ?? 0;
     const chosenItem = picked.has(unit);
     const answer = answers.has(unit);
+    // An option not taken states no outcome, cause or choice, whatever its words.
+    const option = passed.has(unit);
     // "Found it." on its own announces the sentence after it as the cause found.
     const previous = pool[group - 1];
     const announced =
@@ -287,23 +290,25 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       POINTS_BACK_RE.test(next.text);
     const pointer = POINTS_BACK_RE.test(unit.text);
     const outcome =
-      chosenItem ||
-      announced ||
-      pointedAt ||
-      answer ||
-      OUTCOME_LEAD_RE.test(unit.text) ||
-      cues.outcome.test(unit.text);
+      !option &&
+      (chosenItem ||
+        announced ||
+        pointedAt ||
+        answer ||
+        OUTCOME_LEAD_RE.test(unit.text) ||
+        cues.outcome.test(unit.text));
     const why =
-      chosenItem ||
-      announced ||
-      pointedAt ||
-      answer ||
-      (!pointer &&
-        cues.why.test(unit.text) &&
-        !REQUEST_RE.test(unit.text) &&
-        !explainsNewState(unit.text, cues.why));
+      !option &&
+      (chosenItem ||
+        announced ||
+        pointedAt ||
+        answer ||
+        (!pointer &&
+          cues.why.test(unit.text) &&
+          !REQUEST_RE.test(unit.text) &&
+          !explainsNewState(unit.text, cues.why)));
     const cause = announced || pointedAt || answer || (why && cues.cause.test(unit.text));
-    const remedy = !cause && (why || REMEDY_RE.test(unit.text));
+    const remedy = !cause && !option && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
@@ -960,8 +965,9 @@ function flatSize(text: string): number {
  * nearest item before it with the picked number. The pick itself says little; the item says
  * what was chosen.
  */
-function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
+function pickedItems(pool: readonly TextUnit[]): { picked: Set<TextUnit>; passed: Set<TextUnit> } {
   const out = new Set<TextUnit>();
+  const passed = new Set<TextUnit>();
   for (const [i, unit] of pool.entries()) {
     // "What we agreed:", "Decisions:" followed by a list: every item is a choice made.
     if (/[:：]$/u.test(unit.text) && WHY_RE.test(unit.text)) {
@@ -978,11 +984,38 @@ function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
       const number = LIST_NUMBER_RE.exec(item.text);
       if (number && number[1] === pick[1]) {
         out.add(item);
+        for (const other of listAround(pool, j))
+          if (!sameItem(pool, j, other)) passed.add(pool[other] as TextUnit);
         break;
       }
     }
   }
-  return out;
+  for (const unit of out) passed.delete(unit);
+  return { picked: out, passed };
+}
+
+/**
+ * Indexes (into `pool`) of the numbered list around item `at`: the items of its block next to
+ * it and the sentences that go on their lines.
+ */
+function listAround(pool: readonly TextUnit[], at: number): number[] {
+  const block = (pool[at] as TextUnit).block;
+  const inList = (i: number): boolean => {
+    const unit = pool[i];
+    return unit !== undefined && unit.block === block && (!unit.lineStart || LIST_NUMBER_RE.test(unit.text));
+  };
+  let from = at;
+  while (from > 0 && inList(from - 1)) from--;
+  let to = at;
+  while (inList(to + 1)) to++;
+  return Array.from({ length: to - from + 1 }, (_, k) => from + k);
+}
+
+/** True when `pool[i]` is item `at` or a sentence that goes on its line. */
+function sameItem(pool: readonly TextUnit[], at: number, i: number): boolean {
+  if (i < at) return false;
+  for (let k = at + 1; k <= i; k++) if ((pool[k] as TextUnit).lineStart) return false;
+  return true;
 }
 
 function cueOf(body: string, outcome: boolean): number {

@@ -627,3 +627,28 @@ describe('taskLevels: the origin of a task that picked an item of a list', () =>
     expect(origin).not.toMatch(/— 2\./u);
   });
 });
+
+describe('taskLevels: the options a later sentence did not pick', () => {
+  it('does not give the brief an option not taken as if it were the outcome', () => {
+    const context = [
+      '[user]',
+      'rivet check prints every finding twice on Windows when the hook passes explicit file names.',
+      '[assistant]',
+      'Walked files keep their plain C:\\ form; explicit files are canonicalized to the long \\\\?\\C:\\ form, and the set of paths holds both.',
+      'Two ways out:',
+      '1. dunce::canonicalize: the plain form whenever it can represent the path, the long form otherwise.',
+      '2. Canonicalize the walked files too, so both sides carry the long form.',
+      'Going with 1: the long form would show up in every printed path.',
+      '[tool:bash]',
+      '$ cargo test -p rivet-cli',
+      'test result: ok. 214 passed; 0 failed',
+      '[assistant]',
+      'Findings print once on Windows now; the new test covers a hook call with explicit files.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'rivet check reports findings twice on Windows', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).not.toContain('Canonicalize the walked files too');
+  });
+});
