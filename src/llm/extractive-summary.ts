@@ -963,7 +963,8 @@ function flatSize(text: string): number {
  * List items that state a choice: the items of a list a decision introduces ("What we agreed:",
  * "Decisions:"), and the one a later sentence picks ("Options: 1. … 2. … Going with 2."), the
  * nearest item before it with the picked number. The pick itself says little; the item says
- * what was chosen.
+ * what was chosen. `passed` holds the other items of a list a pick chose from (with the
+ * sentences on their lines): the options not taken.
  */
 function pickedItems(pool: readonly TextUnit[]): { picked: Set<TextUnit>; passed: Set<TextUnit> } {
   const out = new Set<TextUnit>();
@@ -1041,7 +1042,6 @@ function leadInEnd(sentence: string): number {
   return sentence.length - start >= MIN_POINT ? start : -1;
 }
 
-// A sentence that only announces that the cause is found.
 // A user's question about a cause: "What happened?", "What's going on?", "Why does …?".
 const WHY_QUESTION_RE =
   /\b(?:what (?:happened|changed|broke|went wrong|caused)|what(?:'s| is) (?:going on|happening|wrong)|why|how come)\b[^?]*\?/iu;
@@ -1066,6 +1066,7 @@ function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
   return out;
 }
 
+// A sentence that only announces that the cause is found.
 const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;
 // A sentence that names the one before it as the cause: "That's why only new rows are wrong.",
 // "This explains the 502s."
