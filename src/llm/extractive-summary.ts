@@ -177,6 +177,8 @@ const CUE_LEAD = 2.4;
 const CUE = 1.7;
 const NARRATION = 0.45;
 const QUESTION = 0.55;
+/** A caption of a block that no level shows is left out (see `analyse`). */
+const CAPTION = 0;
 const USER = 0.85;
 /** A cause or choice the user states in their first message: settled before the work began. */
 const USER_SETTLED = 1.5;
@@ -259,13 +261,18 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     /** The text whose cue words count (a point keeps the cue of its lead-in). */
     cueFrom?: string;
   }[] = [];
-  const picked = pickedItems(pool);
+  // A list a later sentence picks from ("Going with 1."): its other items are the options not taken.
+  const { picked, passed } = pickedItems(pool);
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const unitIndex = new Map<TextUnit, number>();
   units.forEach((u, i) => unitIndex.set(u, i));
+  const answers = whyAnswers(pool);
   for (const [group, unit] of pool.entries()) {
     const index = unitIndex.get(unit) ?? 0;
     const chosenItem = picked.has(unit);
+    const answer = answers.has(unit);
+    // An option not taken states no outcome, cause or choice, whatever its words.
+    const option = passed.has(unit);
     // "Found it." on its own announces the sentence after it as the cause found.
     const previous = pool[group - 1];
     const announced =
@@ -283,17 +290,25 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       POINTS_BACK_RE.test(next.text);
     const pointer = POINTS_BACK_RE.test(unit.text);
     const outcome =
-      chosenItem || announced || pointedAt || OUTCOME_LEAD_RE.test(unit.text) || cues.outcome.test(unit.text);
+      !option &&
+      (chosenItem ||
+        announced ||
+        pointedAt ||
+        answer ||
+        OUTCOME_LEAD_RE.test(unit.text) ||
+        cues.outcome.test(unit.text));
     const why =
-      chosenItem ||
-      announced ||
-      pointedAt ||
-      (!pointer &&
-        cues.why.test(unit.text) &&
-        !REQUEST_RE.test(unit.text) &&
-        !explainsNewState(unit.text, cues.why));
-    const cause = announced || pointedAt || (why && cues.cause.test(unit.text));
-    const remedy = !cause && (why || REMEDY_RE.test(unit.text));
+      !option &&
+      (chosenItem ||
+        announced ||
+        pointedAt ||
+        answer ||
+        (!pointer &&
+          cues.why.test(unit.text) &&
+          !REQUEST_RE.test(unit.text) &&
+          !explainsNewState(unit.text, cues.why)));
+    const cause = announced || pointedAt || answer || (why && cues.cause.test(unit.text));
+    const remedy = !cause && !option && (why || REMEDY_RE.test(unit.text));
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
@@ -306,8 +321,18 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     // Without a filler lead-in a sentence loses nothing.
     const leadIn = filler ? 1 : LEAD_IN;
     const agreed = settled && point > 0 && AGREED_LEAD_RE.test(unit.text.slice(0, point));
+    // A sentence ending in a colon before a block that no level shows (tool output, a log,
+    // code) captions something the reader will not see ("Alerts:", "Now the other side:"),
+    // unless it states an outcome or a figure of its own ("export_to_lake failed at 02:17:").
+    const caption =
+      prose.length > 0 &&
+      !outcome &&
+      /[:：]$/u.test(unit.text) &&
+      !/\d/u.test(unit.text) &&
+      units[index + 1]?.kind !== 'prose';
     const base =
       unitFactor(unit, length, lastBlock) *
+      (caption ? CAPTION : 1) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
       (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
         ? CUE_LABELLED / CUE
@@ -938,10 +963,12 @@ function flatSize(text: string): number {
  * List items that state a choice: the items of a list a decision introduces ("What we agreed:",
  * "Decisions:"), and the one a later sentence picks ("Options: 1. … 2. … Going with 2."), the
  * nearest item before it with the picked number. The pick itself says little; the item says
- * what was chosen.
+ * what was chosen. `passed` holds the other items of a list a pick chose from (with the
+ * sentences on their lines): the options not taken.
  */
-function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
+function pickedItems(pool: readonly TextUnit[]): { picked: Set<TextUnit>; passed: Set<TextUnit> } {
   const out = new Set<TextUnit>();
+  const passed = new Set<TextUnit>();
   for (const [i, unit] of pool.entries()) {
     // "What we agreed:", "Decisions:" followed by a list: every item is a choice made.
     if (/[:：]$/u.test(unit.text) && WHY_RE.test(unit.text)) {
@@ -958,11 +985,38 @@ function pickedItems(pool: readonly TextUnit[]): Set<TextUnit> {
       const number = LIST_NUMBER_RE.exec(item.text);
       if (number && number[1] === pick[1]) {
         out.add(item);
+        for (const other of listAround(pool, j))
+          if (!sameItem(pool, j, other)) passed.add(pool[other] as TextUnit);
         break;
       }
     }
   }
-  return out;
+  for (const unit of out) passed.delete(unit);
+  return { picked: out, passed };
+}
+
+/**
+ * Indexes (into `pool`) of the numbered list around item `at`: the items of its block next to
+ * it and the sentences that go on their lines.
+ */
+function listAround(pool: readonly TextUnit[], at: number): number[] {
+  const block = (pool[at] as TextUnit).block;
+  const inList = (i: number): boolean => {
+    const unit = pool[i];
+    return unit !== undefined && unit.block === block && (!unit.lineStart || LIST_NUMBER_RE.test(unit.text));
+  };
+  let from = at;
+  while (from > 0 && inList(from - 1)) from--;
+  let to = at;
+  while (inList(to + 1)) to++;
+  return Array.from({ length: to - from + 1 }, (_, k) => from + k);
+}
+
+/** True when `pool[i]` is item `at` or a sentence that goes on its line. */
+function sameItem(pool: readonly TextUnit[], at: number, i: number): boolean {
+  if (i < at) return false;
+  for (let k = at + 1; k <= i; k++) if ((pool[k] as TextUnit).lineStart) return false;
+  return true;
 }
 
 function cueOf(body: string, outcome: boolean): number {
@@ -986,6 +1040,30 @@ function leadInEnd(sentence: string): number {
   let start = colon + 1;
   while (start < sentence.length && /\s/u.test(sentence[start] as string)) start++;
   return sentence.length - start >= MIN_POINT ? start : -1;
+}
+
+// A user's question about a cause: "What happened?", "What's going on?", "Why does …?".
+const WHY_QUESTION_RE =
+  /\b(?:what (?:happened|changed|broke|went wrong|caused)|what(?:'s| is) (?:going on|happening|wrong)|why|how come)\b[^?]*\?/iu;
+
+/**
+ * The first sentence each of the user's questions about a cause ("What happened?") gets in
+ * reply: the first of another's sentences after it that neither narrates ("Let me check…")
+ * nor asks.
+ */
+function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
+  const out = new Set<TextUnit>();
+  let asked = false;
+  for (const unit of pool) {
+    if (unit.role === 'user') {
+      if (WHY_QUESTION_RE.test(unit.text)) asked = true;
+      continue;
+    }
+    if (!asked || NARRATION_RE.test(unit.text) || /[?？]["'”’)]*$/u.test(unit.text)) continue;
+    out.add(unit);
+    asked = false;
+  }
+  return out;
 }
 
 // A sentence that only announces that the cause is found.
@@ -1521,14 +1599,15 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
     const outcomes = analysis.candidates
       .filter((c) => c.outcome && says(c) && c.size + (c.partial || !CLOSED_RE.test(c.text) ? 1 : 0) <= room)
       .sort((a, b) => b.worth - a.worth);
+    // An item of a list shown alone goes without its number ("2." as if item 1 were there).
     const whole = (c: Candidate): string =>
-      `${oneLine(c.text)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
+      `${withoutListMarker(oneLine(c.text), true)}${c.partial || !CLOSED_RE.test(c.text) ? '…' : ''}`;
     // In order: another's outcome whole, the best sentence cut (another's), the user's outcome
     // whole, the best sentence cut (the user's).
     const best = outcomes.find((c) => !byUser(c));
     const bestCut = bestOf(analysis);
     const cut = bestCut?.outcome && says(bestCut) ? bestCut : undefined;
-    const cutText = (): string => (cut ? cutGist(oneLine(cut.text), room) : '');
+    const cutText = (): string => (cut ? cutGist(withoutListMarker(oneLine(cut.text), true), room) : '');
     if (best) gist = whole(best);
     else if (cut && !byUser(cut)) gist = cutText();
     if (gist.length === 0 && outcomes[0]) gist = whole(outcomes[0]);

@@ -519,3 +519,136 @@ describe('taskLevels: an opening before a trailing clause says the point whole',
     expect(codePointLength(brief)).toBeLessThanOrEqual(LEVEL_CAPS.brief);
   });
 });
+
+describe('taskLevels: a sentence that introduces tool output', () => {
+  it('leaves out "Alerts:" and the like, whose block no level shows', () => {
+    const alerts = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `{"alertname":"Gateway5xxHigh","severity":"page","startsAt":"2024-03-12T14:${String(i + 5).padStart(2, '0')}:00Z"}`,
+    ).join('\n');
+    const context = [
+      '[user]',
+      'Fill in the timeline and the impact of last Tuesday’s ingest outage in the postmortem.',
+      '[assistant]',
+      'The gateway errors began at 14:04 right after the 2.14.0 rollout, when the new chart set upstream_keepalive to 0 and every request opened a new connection to device-api.',
+      'Alerts:',
+      '[tool:bash]',
+      "$ curl -s http://alertmanager:9093/api/v2/alerts | jq -c '.[]'",
+      alerts,
+      '[assistant]',
+      'Detection took 4 minutes because Gateway5xxHigh needs 3 minutes above 2% before it pages.',
+      'Now the device-api side:',
+      '[tool:bash]',
+      '$ kubectl -n device-api logs deploy/device-api --since=2h | grep -c "too many open connections"',
+      '18234',
+      '[assistant]',
+      'device-api hit its 4,096 connection limit at 14:04:50 and rejected new handshakes until the rollback at 14:19.',
+      'Impact: 182,344 5xx responses out of 1,899,418 requests, 9.6% of ingest traffic in the window.',
+      ...Array.from(
+        { length: 14 },
+        (_, i) =>
+          `At 14:${String(20 + i).padStart(2, '0')} the alerts on replica ${i + 1} of the gateway (${300 + i * 7} open sockets) resolved as the rollback reached pod group ${String.fromCharCode(65 + i)}.`,
+      ),
+      'Timeline and impact are written into the postmortem draft.',
+    ].join('\n');
+    const levels = taskLevels(
+      { label: 'Alerts and timeline of the ingest outage', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    for (const level of ['brief', 'summary', 'detailed'] as const) {
+      expect(levels[level]).not.toMatch(/Alerts:|device-api side:/u);
+    }
+    // The prose is longer than the detailed level: the level is a choice of sentences, not all of them.
+    const prose = context
+      .split('\n')
+      .filter((line) => /^[A-Z][^{$]*[.:]$/u.test(line) && !line.startsWith('['));
+    expect(codePointLength(prose.join(' '))).toBeGreaterThan(LEVEL_CAPS.detailed);
+    expect(flat(levels.detailed)).toContain('Detection took 4 minutes');
+    expect(flat(levels.detailed)).toContain('182,344 5xx responses');
+  });
+});
+
+describe("taskLevels: the reply to the user's question about a cause", () => {
+  it('reads the first reply to "What happened?" as the cause, even without a cue word', () => {
+    const plan = Array.from({ length: 20 }, (_, i) => `  ${i + 1}  Seq Scan on invoices_2024_${i}`).join(
+      '\n',
+    );
+    const context = [
+      '[user]',
+      'The invoice export froze for twenty minutes last night and the billing page timed out. What happened?',
+      '[assistant]',
+      'Let me check the database first.',
+      '[tool:bash]',
+      '$ psql -c "select pid, state, wait_event from pg_stat_activity"',
+      plan,
+      '[assistant]',
+      'The nightly vacuum of invoices held a lock on the partition table while the export rebuilt its index, and the billing queries waited behind both.',
+      'I moved the vacuum to 04:00 and gave the export a lock timeout of 5 s, with a retry in the export job.',
+      '[tool:bash]',
+      '$ ./export.sh --dry-run',
+      'export ok in 41 s',
+      '[assistant]',
+      'The export now finishes in 41 s on a copy of last night’s data, and the billing page answers while it runs.',
+      'Tonight’s run will be watched by the usual export alert; nothing else changes for the billing team.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Invoice export froze the billing page',
+        summary: 'Moved the vacuum and gave the export a lock timeout; the billing page stays up.',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    expect(brief).toMatch(/vacuum of invoices held a lock|billing queries waited/u);
+    expect(brief).not.toContain('Let me check');
+  });
+});
+
+describe('taskLevels: the origin of a task that picked an item of a list', () => {
+  it('shows the picked item without its number', () => {
+    const context = [
+      '[user]',
+      'We need to store money amounts in the new ledger service. What should the column type be?',
+      '[assistant]',
+      'Options:',
+      '1. NUMERIC(19,4) in Postgres: exact, but every service must agree on the scale.',
+      '2. Integer minor units (BIGINT) with the currency exponent from ISO 4217: exact and fast to sum.',
+      '3. Floating point: fast, but rounding errors show up in totals.',
+      'Going with 2.',
+    ].join('\n');
+    const { origin } = taskLevels(
+      { label: 'Money type for the ledger', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(origin).toContain('Integer minor units');
+    expect(origin).not.toMatch(/— 2\./u);
+  });
+});
+
+describe('taskLevels: the options a later sentence did not pick', () => {
+  it('does not give the brief an option not taken as if it were the outcome', () => {
+    const context = [
+      '[user]',
+      'rivet check prints every finding twice on Windows when the hook passes explicit file names.',
+      '[assistant]',
+      'Walked files keep their plain C:\\ form; explicit files are canonicalized to the long \\\\?\\C:\\ form, and the set of paths holds both.',
+      'Two ways out:',
+      '1. dunce::canonicalize: the plain form whenever it can represent the path, the long form otherwise.',
+      '2. Canonicalize the walked files too, so both sides carry the long form.',
+      'Going with 1: the long form would show up in every printed path.',
+      '[tool:bash]',
+      '$ cargo test -p rivet-cli',
+      'test result: ok. 214 passed; 0 failed',
+      '[assistant]',
+      'Findings print once on Windows now; the new test covers a hook call with explicit files.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'rivet check reports findings twice on Windows', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    expect(brief).not.toContain('Canonicalize the walked files too');
+  });
+});

@@ -598,7 +598,8 @@ export function isSubjectKeyword(keyword: string): boolean {
 
 /**
  * Keywords of a scene's turns (oldest first), ranked by how many turns use each, then by the
- * latest turn that does; each keyword once (case-insensitive), at most {@link SCENE_KEYWORDS}.
+ * latest turn that does; each keyword once (case-insensitive), at most {@link SCENE_KEYWORDS},
+ * in lower case when any turn wrote it so (a capital that only opened a sentence is not a name).
  */
 export function rankSceneKeywords(turns: readonly (readonly string[])[]): string[] {
   const stats = new Map<string, { keyword: string; turns: number; last: number }>();
@@ -609,11 +610,12 @@ export function rankSceneKeywords(turns: readonly (readonly string[])[]): string
       if (seen.has(key) || !isSubjectKeyword(key)) continue;
       seen.add(key);
       const entry = stats.get(key);
+      const surface = keyword.trim();
       if (entry) {
         entry.turns++;
         entry.last = turn;
-        entry.keyword = keyword.trim();
-      } else stats.set(key, { keyword: keyword.trim(), turns: 1, last: turn });
+        if (entry.keyword !== key) entry.keyword = surface;
+      } else stats.set(key, { keyword: surface, turns: 1, last: turn });
     }
   });
   return [...stats.values()]

@@ -13,6 +13,16 @@ describe('rankSceneKeywords', () => {
     expect(rankSceneKeywords(turns)).toEqual(['alert', 'pager', 'threshold', 'runbook', 'replica lag']);
   });
 
+  it('shows a keyword in lower case when any turn wrote it so, whichever form came last', () => {
+    const turns = [
+      ['migration', 'Postgres'],
+      ['Migration', 'postgres upgrade'],
+      ['Migration', 'Postgres'],
+    ];
+    expect(rankSceneKeywords(turns)).toEqual(['migration', 'Postgres', 'postgres upgrade']);
+    expect(rankSceneKeywords([['Migration'], ['Migration']])).toEqual(['Migration']);
+  });
+
   it('leaves out filler, stop words and bare short numbers', () => {
     for (const word of ['Good', 'today', "You're", 'welcome', 'the', '1', '42', 'x'])
       expect(isSubjectKeyword(word), word).toBe(false);
