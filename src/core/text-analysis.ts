@@ -246,11 +246,20 @@ export function casingEvidence(split: readonly (readonly Token[])[]): CasingEvid
   return { capitalised, lower };
 }
 
-/** A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary word. */
+/**
+ * A word keeps its capitals when it looks like a name, or when nothing shows it is an ordinary
+ * word: written in lower case elsewhere, or opening a sentence with the ending of an abstract
+ * noun that names rarely have (`Migration`, `Deployment`, `Readiness`).
+ */
 export function keepsCase(token: Token, sentenceStart: boolean, casing: CasingEvidence): boolean {
   if (nameLike(token, sentenceStart) || casing.capitalised.has(token.surface)) return true;
-  return sentenceStart && !casing.lower.has(token.surface.toLowerCase());
+  return (
+    sentenceStart && !casing.lower.has(token.surface.toLowerCase()) && !NOUN_ENDING_RE.test(token.surface)
+  );
 }
+
+/** A capitalised word with the ending of an abstract noun: `-tion`, `-sion`, `-ment`, `-ness`, `-ism`. */
+const NOUN_ENDING_RE = /^\p{Lu}\p{Ll}{2,}(?:tion|sion|ment|ness|ism)s?$/u;
 
 /** Capitalised mid-sentence, all capitals, mixed case (`PostgreSQL`) or with digits (`S3`). */
 export function nameLike(token: Token, sentenceStart: boolean): boolean {

@@ -102,6 +102,12 @@ describe('extractKeywords', () => {
       ['1', '-1', '42', '7'],
     ],
     [
+      'an abstract noun that opens a sentence is an ordinary word, a name keeps its capital',
+      'Migration 0042_add_invoice_number failed on staging. Deployment resumed at noon. Kafka lagged.',
+      ['migration', 'deployment', 'Kafka'],
+      [],
+    ],
+    [
       'numbers with a unit or shape are kept',
       'Timeout 300 s at 09:40, costing €245 for 12%.',
       ['300 s', '09:40', '€245', '12%'],
