@@ -300,6 +300,16 @@ export class MemoryDB {
     return reindex(this.#store, options);
   }
 
+  /**
+   * @internal Writes now the recall-index rows that commits leave out of their transaction
+   * (SQLite; see `Store.catchUpIndex`). This handle writes them itself once the event loop
+   * turns, and before its own reads; an adapter whose reads run on other, read-only handles
+   * calls it after each write, before answering, so its client finds what it wrote.
+   */
+  async catchUpIndex(): Promise<void> {
+    if (this.#store instanceof Store) await this.#store.catchUpIndex();
+  }
+
   /** Closes the file and releases its lock. A second close is a `CLOSED` error. */
   async close(): Promise<void> {
     if (!this.#store.closed) {

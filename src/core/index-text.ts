@@ -3,10 +3,11 @@
  * write path, by `reindex` and by dump import, so a rebuilt index holds exactly the text the
  * write put there. Pure functions of the record's fields (no engine, no model).
  */
-import type { SummaryLevelName } from './model/levels.js';
+import { SummaryTier, type SummaryLevelName } from './model/levels.js';
 import type { ArchiveKind, Profile, UtteranceRole } from './model/conversation.js';
 import type { FileChange, TaskRecord } from './model/radial.js';
 import { indexTerms } from './topic-terms.js';
+import { parseJsonOr } from './json.js';
 
 /** The text the recall index holds for an archive record: who spoke (or what happened), then the content. */
 export function archiveIndexText(record: {
@@ -121,4 +122,42 @@ export function nodeIndexTexts(
   if (summary !== undefined) out.push({ part: 'summary', text: summary });
   out.push({ part: 'full', text: task.fullContext });
   return out;
+}
+
+/** A node as stored (JSON columns as text), the fields its index texts are made from. */
+export interface StoredNodeText {
+  readonly taskLabel: string;
+  readonly conversationSummary: string;
+  readonly fullContext: string;
+  /** `nodes.file_changes`, JSON. */
+  readonly fileChanges: string;
+  /** `nodes.todos`, JSON. */
+  readonly todos: string;
+  readonly summariesReady: boolean;
+  readonly summariesTier: number;
+  readonly summaries: Partial<Record<SummaryLevelName, string | undefined>>;
+}
+
+/**
+ * The recall-index texts of a stored node, the same {@link nodeIndexTexts} its commit would
+ * write: its summary counts once complete, unless the offline summariser wrote it (it only
+ * repeats words the other parts hold). Used by `reindex` and by the index catch-up of nodes
+ * committed before their index rows.
+ */
+export function storedNodeIndexTexts(node: StoredNodeText): NodeIndexText[] {
+  const present: Partial<Record<SummaryLevelName, string>> = {};
+  for (const [level, text] of Object.entries(node.summaries) as [SummaryLevelName, string | undefined][])
+    if (text !== undefined) present[level] = text;
+  return nodeIndexTexts(
+    {
+      taskLabel: node.taskLabel,
+      fullContext: node.fullContext,
+      conversationSummary: node.conversationSummary,
+      fileChanges: parseJsonOr<FileChange[]>(node.fileChanges, []),
+      todos: parseJsonOr<string[]>(node.todos, []),
+    },
+    node.summariesReady && node.summariesTier !== SummaryTier.offline && Object.keys(present).length > 0
+      ? present
+      : undefined,
+  );
 }

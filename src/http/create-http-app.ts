@@ -149,6 +149,10 @@ function mountRoute(
     const result = offloaded
       ? await reads.run(key, { params, query, body })
       : await route.handler({ params, query, body, db });
+    // Reads run on the workers' read-only handles, which never write the index rows a commit
+    // leaves out of its transaction: write them before the client hears of the write, so its
+    // next request finds what it wrote (the handle would otherwise write them a turn later).
+    if (route.write && reads !== undefined) await db.catchUpIndex();
     const checked = route.response.safeParse(result);
     if (!checked.success) {
       throw new Error(

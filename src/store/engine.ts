@@ -291,6 +291,48 @@ export class Engine {
   }
 
   /**
+   * Runs `fn` in one write transaction if SQLite's write lock is free now, without waiting for
+   * it: returns `undefined` (and runs nothing) when another connection holds it. For work that
+   * must never wait on another writer (the recall index's catch-up from a read). Inside an
+   * open write transaction, `fn` joins it as {@link Engine.write} would.
+   */
+  tryWrite<T>(context: string, fn: () => T): { value: T } | undefined {
+    this.assertOpen(context);
+    if (this.options.readOnly) throw new HedgehopError('READ_ONLY', `${context}: the file is open read-only`);
+    if (this.#joinOrOwn('write', context) === 'join')
+      return { value: guard(context, () => this.#nested(fn)) };
+    return guard(context, () => {
+      if (!this.#beginImmediateNow()) return undefined;
+      this.#syncWrite = true;
+      try {
+        const value = fn();
+        this.#db.exec('COMMIT');
+        return { value };
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      } finally {
+        this.#syncWrite = false;
+      }
+    });
+  }
+
+  /** One `BEGIN IMMEDIATE` that gives up at once: false when another connection holds the write lock. */
+  #beginImmediateNow(): boolean {
+    this.statement('PRAGMA busy_timeout = 0').run();
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_BUSY')) return false;
+      throw error;
+    } finally {
+      this.statement(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`).run();
+    }
+  }
+
+  /**
    * Runs `fn` inside the open transaction under a savepoint, so a repository method that throws
    * leaves nothing of itself behind even when its caller catches the error and goes on.
    */

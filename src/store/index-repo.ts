@@ -22,7 +22,8 @@ export interface IndexDoc {
 
 /**
  * The write side of the recall index. Memory layers call these inside their own write
- * transactions, so a record and its index rows commit together. Text is CJK-segmented here,
+ * transactions, so a record and its index rows commit together (a radial node's rows excepted:
+ * written just after its commit, see `IndexCatchUp`). Text is CJK-segmented here,
  * the one place index text is prepared (queries go through the same `segmentCjk`).
  */
 export class IndexRepo {

@@ -2,6 +2,7 @@ import { HedgehopError } from '../core/errors.js';
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import type { NodeIndexText } from '../core/index-text.js';
+import { NODES_INDEXED_KEY } from './index-catch-up.js';
 import {
   LINE_COLUMNS,
   NODE_COLUMNS,
@@ -61,6 +62,11 @@ export interface NewNode {
  */
 export interface NodeCommit {
   readonly node: Omit<NewNode, 'extra'>;
+  /**
+   * The node's recall-index texts. The SQLite engine does not write them with the node: it
+   * makes the same texts from the node's row when the index catches up (`IndexCatchUp`, once
+   * the committing handle's event loop turns, or before its next read).
+   */
   readonly index: readonly NodeIndexText[];
   readonly extend: boolean;
 }
@@ -118,15 +124,18 @@ export interface ImportBatch {
 
 /**
  * All SQL of radial memory: lines, nodes (positions derived from `line_seq`), the radial rows of
- * the recall index (written in the same transaction as their node) and the radial keys of `meta`.
+ * the recall index (written just after the commit: `IndexCatchUp`) and the radial keys of `meta`.
  */
 export class RadialRepo {
   readonly #engine: Engine;
   readonly #index: IndexRepo;
+  readonly #indexDeferred: () => void;
 
-  constructor(engine: Engine, index: IndexRepo) {
+  /** `indexDeferred` is told of every node committed without its recall-index rows. */
+  constructor(engine: Engine, index: IndexRepo, indexDeferred: () => void = () => undefined) {
     this.#engine = engine;
     this.#index = index;
+    this.#indexDeferred = indexDeferred;
   }
 
   // ---- meta -------------------------------------------------------------------------------
@@ -237,7 +246,8 @@ export class RadialRepo {
 
   /**
    * Commits one node in one transaction: reads the line's tip, inserts the node at position 1
-   * without touching older rows, advances the line, and writes the node's recall-index rows.
+   * without touching older rows and advances the line; the node's recall-index rows are left
+   * to `IndexCatchUp` (the store schedules it when told through `indexDeferred`).
    * Keyed by the node's id: when the line already holds a node with that id, returns it
    * (`existed`) and writes nothing. `NOT_FOUND` (field `lineId`) when the line does not exist;
    * `CONFLICT` when the id is another line's or agent's node.
@@ -263,7 +273,15 @@ export class RadialRepo {
       const nextSeq = line.nodeCount + 1;
       const extendsNodeId = commit.extend ? this.#idAtSeq(agentId, lineId, nextSeq - 1) : undefined;
       const node: NewNode = { ...commit.node, extra: commitExtra(extendsNodeId) };
-      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, commit.index);
+      // Before the first node committed without its index rows, every node has them (a no-op
+      // lookup on every later commit).
+      this.#engine
+        .statement(
+          `INSERT OR IGNORE INTO meta (key, value) SELECT ?, CAST(coalesce(max(seq), 0) AS TEXT) FROM nodes`,
+        )
+        .run(NODES_INDEXED_KEY);
+      const seq = this.#insertNodeRow(agentId, lineId, nextSeq, node, undefined);
+      this.#indexDeferred();
       return { seq, lineSeq: nextSeq, extendsNodeId, existed: false };
     });
   }
@@ -281,7 +299,7 @@ export class RadialRepo {
     lineId: string,
     lineSeq: number,
     node: NewNode,
-    index: readonly NodeIndexText[],
+    index: readonly NodeIndexText[] | undefined,
   ): number {
     const info = this.#engine
       .statement(
@@ -315,6 +333,8 @@ export class RadialRepo {
     this.#engine
       .statement('UPDATE lines SET next_seq = ? WHERE agent_id = ? AND id = ?')
       .run(lineSeq + 1, agentId, lineId);
+    const seq = Number(info.lastInsertRowid);
+    if (index === undefined) return seq;
     // The node id is new (a fresh id, or one an import checked is not taken): no rows to replace.
     for (const doc of index) {
       if (doc.text.length === 0) continue;
@@ -331,7 +351,11 @@ export class RadialRepo {
         { fresh: true },
       );
     }
-    return Number(info.lastInsertRowid);
+    // Indexed with its node: the mark moves past it when nothing before it is pending.
+    this.#engine
+      .statement(`UPDATE meta SET value = CAST(? AS TEXT) WHERE key = ? AND CAST(value AS INTEGER) = ? - 1`)
+      .run(seq, NODES_INDEXED_KEY, seq);
+    return seq;
   }
 
   /** The node at `position` of a line (1 = newest), or undefined. */

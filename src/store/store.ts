@@ -5,6 +5,7 @@ import { DreamRepo } from './dream-repo.js';
 import { EngramRepo } from './engram-repo.js';
 import { Engine, type EngineOptions } from './engine.js';
 import { IndexRepo } from './index-repo.js';
+import { IndexCatchUp, type CatchUpResult } from './index-catch-up.js';
 import { RadialRepo } from './radial-repo.js';
 import { KnowledgeRepo } from './knowledge-repo.js';
 import { LeasesRepo } from './leases-repo.js';
@@ -20,6 +21,11 @@ import {
   type FileStats,
 } from './maintenance.js';
 import type { StoreSeam, StoreTx, TxWork } from './seam.js';
+
+/** Nodes a background catch-up indexes per transaction (each ~0.3–0.6 ms): short pauses of the event loop. */
+const DRAIN_BATCH = 64;
+/** The longest pause between background attempts while another connection holds the write lock. */
+const DRAIN_RETRY_MAX_MS = 50;
 
 /** The SQLite repositories, synchronous underneath the {@link StoreTx} they are handed out as. */
 interface SqliteRepositories {
@@ -44,11 +50,29 @@ interface SqliteRepositories {
 export class Store implements StoreSeam {
   readonly engine: Engine;
   readonly #repos: SqliteRepositories;
+  readonly #catchUp: IndexCatchUp;
+  /**
+   * This handle committed nodes whose recall-index rows may still be pending (see
+   * {@link Store.catchUpIndex}): its own reads write them first, waiting for the write lock if
+   * they must, so it reads its own writes.
+   */
+  #ownPending = false;
+  /**
+   * Check the file for nodes another handle left pending (one that died between its commit and
+   * its catch-up): set at open; another connection's commits show in `PRAGMA data_version`.
+   */
+  #checkOthers = true;
+  #seenVersion = -1;
+  /** A background catch-up is scheduled (coalesces the commits that come before it runs). */
+  #drainScheduled = false;
+  /** The wait before the next background attempt while another connection holds the write lock. */
+  #retryMs = 0;
 
   private constructor(engine: Engine) {
     this.engine = engine;
     const vectors = new VectorRepo(engine);
     const index = new IndexRepo(engine, vectors);
+    this.#catchUp = new IndexCatchUp(engine, index);
     const conversation = new ConversationRepo(engine, index);
     const engram = new EngramRepo(engine);
     this.#repos = {
@@ -56,7 +80,7 @@ export class Store implements StoreSeam {
       vectors,
       index,
       conversation,
-      radial: new RadialRepo(engine, index),
+      radial: new RadialRepo(engine, index, () => this.#indexDeferred()),
       knowledge: new KnowledgeRepo(engine, index),
       leases: new LeasesRepo(engine),
       recall: new RecallRepo(engine),
@@ -64,6 +88,8 @@ export class Store implements StoreSeam {
       engram,
       dream: new DreamRepo(engine, index, conversation),
     };
+    // A writer that died between a commit and its catch-up left rows that this open writes.
+    if (!this.readOnly) this.#scheduleDrain(0);
   }
 
   /**
@@ -77,14 +103,138 @@ export class Store implements StoreSeam {
     return this.#repos;
   }
 
-  /** Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`). */
+  /**
+   * Runs `work` against one consistent snapshot; a write inside it is refused (`READ_ONLY`).
+   * First writes the recall-index rows still pending (see {@link Store.catchUpIndex}): all of
+   * this handle's own commits (so it reads its own writes), and other handles' only when the
+   * write lock is free at once, so a read never waits for another connection's write.
+   */
   read<T>(context: string, work: TxWork<T>): Promise<T> {
+    const lag = this.#lag();
+    if (lag !== undefined)
+      return this.#catchUpBefore(context, lag).then(() =>
+        this.engine.transaction('read', context, () => this.#run(work)),
+      );
     return this.engine.transaction('read', context, () => this.#run(work));
   }
 
   /** Runs `work` as one atomic write transaction: all of it commits, or (when it throws) none. */
   write<T>(context: string, work: TxWork<T>): Promise<T> {
     return this.engine.transaction('write', context, () => this.#run(work));
+  }
+
+  /** A commit of this handle wrote a node without its recall-index rows: write them soon, off its path. */
+  #indexDeferred(): void {
+    this.#ownPending = true;
+    this.#scheduleDrain(0);
+  }
+
+  /** Whose index rows a read must look for first: this handle's commits, maybe others', or none. */
+  #lag(): 'own' | 'others' | undefined {
+    if (this.readOnly || this.engine.closed) return undefined;
+    if (this.#ownPending) return 'own';
+    if (this.#checkOthers || this.engine.dataVersion() !== this.#seenVersion) return 'others';
+    return undefined;
+  }
+
+  /**
+   * The catch-up before a read: this handle's pending rows waiting for the lock like any write
+   * (errors reach the caller, as the read could not see its own writes); others' only if the
+   * lock is free now, and a failure there leaves them to their writer, a later read or open.
+   */
+  #catchUpBefore(context: string, lag: 'own' | 'others'): Promise<void> {
+    return this.engine.transaction('none', context, () => {
+      if (lag === 'own') {
+        this.#catchUpNow(true, Number.POSITIVE_INFINITY);
+        return;
+      }
+      try {
+        this.#catchUpNow(false, Number.POSITIVE_INFINITY);
+      } catch {
+        // Derived rows: whoever next writes them finds them still pending.
+      }
+    });
+  }
+
+  /**
+   * Writes the recall-index rows of the nodes committed without them, and returns how many.
+   * A commit leaves them out of its transaction (they are derived from the node's row, and the
+   * commit is what an agent waits for); the handle that committed writes them once its event
+   * loop turns, in transactions of their own at `synchronous = NORMAL` that also move the mark
+   * of what is indexed, so a crash loses only rows that are written again later. This writes
+   * every pending row now, waiting for the write lock if another connection holds it.
+   */
+  catchUpIndex(context = 'index catch-up'): Promise<number> {
+    if (this.readOnly) return Promise.resolve(0);
+    return this.engine.transaction('none', context, () => {
+      const done = this.#catchUpNow(true, Number.POSITIVE_INFINITY);
+      return done === 'busy' ? 0 : done.indexed;
+    });
+  }
+
+  /**
+   * Schedules a catch-up off the caller's path: on the next turn of the event loop (commits made
+   * before it runs share it), or after `delayMs` when the write lock was held. It never waits
+   * for the lock; while another connection holds it, it tries again with growing pauses.
+   */
+  #scheduleDrain(delayMs: number): void {
+    if (this.#drainScheduled || this.readOnly) return;
+    this.#drainScheduled = true;
+    const run = (): void => {
+      this.#drainScheduled = false;
+      void this.#drain();
+    };
+    if (delayMs === 0) setImmediate(run);
+    else setTimeout(run, delayMs).unref();
+  }
+
+  async #drain(): Promise<void> {
+    if (this.engine.closed) return;
+    let outcome: CatchUpResult | 'busy';
+    try {
+      outcome = await this.engine.transaction('none', 'index catch-up', () =>
+        this.#catchUpNow(false, DRAIN_BATCH),
+      );
+    } catch {
+      // Closed meanwhile, or the write failed: the rows stay pending for the next read of this
+      // handle, its checkpoint or close, or the next open.
+      return;
+    }
+    if (outcome === 'busy') {
+      this.#retryMs = Math.min(Math.max(1, this.#retryMs * 2), DRAIN_RETRY_MAX_MS);
+      this.#scheduleDrain(this.#retryMs);
+      return;
+    }
+    this.#retryMs = 0;
+    if (outcome.more) this.#scheduleDrain(0);
+  }
+
+  /**
+   * The catch-up, with the file's gate held and no transaction open: at most `limit` nodes,
+   * waiting for the write lock or (`wait` false) giving up at once when it is held.
+   */
+  #catchUpNow(wait: boolean, limit: number): CatchUpResult | 'busy' {
+    const version = this.engine.dataVersion();
+    if (!this.#catchUp.indexLags()) {
+      this.#settled(version);
+      return { indexed: 0, more: false };
+    }
+    const relaxed = this.engine.options.durability === 'full';
+    if (relaxed) this.engine.statement('PRAGMA synchronous = NORMAL').run();
+    try {
+      const result = this.#catchUp.catchUp({ wait, limit });
+      if (result !== 'busy' && !result.more) this.#settled(version);
+      return result;
+    } finally {
+      if (relaxed) this.engine.statement('PRAGMA synchronous = FULL').run();
+    }
+  }
+
+  /** Nothing was pending at `version` (this connection's commits do not change it). */
+  #settled(version: number): void {
+    this.#ownPending = false;
+    this.#checkOthers = false;
+    this.#seenVersion = version;
   }
 
   async #run<T>(work: TxWork<T>): Promise<T> {
@@ -127,7 +277,9 @@ export class Store implements StoreSeam {
     return this.engine.options.readOnly ?? false;
   }
 
-  stats(): Promise<FileStats> {
+  async stats(): Promise<FileStats> {
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore('stats', lag);
     return this.engine.transaction('read', 'stats', () => fileStats(this.engine));
   }
 
@@ -135,7 +287,13 @@ export class Store implements StoreSeam {
     return this.engine.transaction('none', 'check', () => checkFile(this.engine));
   }
 
-  checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+  /**
+   * Writes this handle's index rows still pending (see {@link Store.catchUpIndex}; others' when
+   * the lock is free), then moves the WAL into the file.
+   */
+  async checkpoint(): Promise<{ walFramesCheckpointed: number; busy: boolean }> {
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore('checkpoint', lag);
     return this.engine.transaction('none', 'checkpoint', () => checkpointFile(this.engine));
   }
 
@@ -147,14 +305,29 @@ export class Store implements StoreSeam {
    * Runs the synchronous `work` with the file's gate held and no transaction open, for
    * maintenance that manages its own (dump import, VACUUM).
    */
-  exclusive<T>(context: string, work: () => T): Promise<T> {
+  async exclusive<T>(context: string, work: () => T): Promise<T> {
+    const lag = this.#lag();
+    if (lag !== undefined) await this.#catchUpBefore(context, lag);
+    this.#checkOthers = true;
     return this.engine.transaction('none', context, work);
   }
 
-  /** Closes the file once the transactions already queued on it have finished. */
+  /**
+   * Closes the file once the transactions already queued on it have finished, after writing
+   * this handle's index rows still pending (others' when the lock is free; when that fails,
+   * the next open writes them).
+   */
   async close(): Promise<void> {
     if (this.engine.closed) return this.engine.close();
-    await this.engine.transaction('none', 'close', () => this.engine.close());
+    await this.engine.transaction('none', 'close', () => {
+      try {
+        const lag = this.#lag();
+        if (lag !== undefined) this.#catchUpNow(lag === 'own', Number.POSITIVE_INFINITY);
+      } catch {
+        // Derived rows: the next open of the file writes them.
+      }
+      this.engine.close();
+    });
   }
 
   /** Closes the file now (a failed open, where nothing can be queued yet). */

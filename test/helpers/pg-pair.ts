@@ -37,7 +37,10 @@ export interface Repos {
 export interface EnginePair {
   readonly sqlite: Store;
   readonly pg: PgMemory;
-  /** Runs `step` on SQLite, then (in one transaction) on PostgreSQL; resolves to both results. */
+  /**
+   * Runs `step` on SQLite (after writing the index rows its commits leave to the next read),
+   * then (in one transaction) on PostgreSQL; resolves to both results.
+   */
   both<T>(step: (repos: Repos) => Awaitable<T>): Promise<{ sqlite: T; pg: T }>;
   close(): Promise<void>;
 }
@@ -92,6 +95,9 @@ export async function openPair(url: string): Promise<EnginePair> {
     sqlite,
     pg,
     both: async (step) => {
+      // SQLite writes a commit's radial index rows before its next read (PostgreSQL with the
+      // commit): each step starts from a caught-up index, as a read would.
+      await sqlite.catchUpIndex();
       const fromSqlite = await settle(() =>
         sqlite.write('comparison step', (tx) => step(sqliteRepos(sqlite, tx))),
       );

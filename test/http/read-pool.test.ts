@@ -98,6 +98,35 @@ describeEngines('HTTP read pool', (engine) => {
     }
   });
 
+  it.skipIf(!built)('a navigation sent after a task was recorded finds that task', async () => {
+    const path = engine.memoryPath();
+    const db = await openDemo(path);
+    const pool = await ReadPool.start({ workers: 2, file: path, busyTimeoutMs: 5000 });
+    try {
+      const app = createHttpApp(db, { webRoot: false, reads: pool });
+      for (let i = 0; i < 3; i++) {
+        const word = ['quorvex', 'zelphar', 'brandiq'][i];
+        const recorded = await app.request(
+          '/api/agents/primary/lines/auth/tasks',
+          post({
+            taskLabel: `Rotate the ${word} keys`,
+            fullContext: `Rotated the ${word} signing keys and revoked the old ones.`,
+            conversationSummary: `The ${word} keys were due.`,
+          }),
+        );
+        expect(recorded.status, await recorded.clone().text()).toBeLessThan(300);
+        const { id } = (await recorded.json()) as { id: string };
+        const found = (await (
+          await app.request('/api/agents/primary/navigate', post({ query: `${word} keys` }))
+        ).json()) as { found: boolean; session?: { node: { id: string } } };
+        expect(found.session?.node.id).toBe(id);
+      }
+    } finally {
+      await pool.close();
+      await db.close();
+    }
+  });
+
   it.skipIf(!built)(
     'answers a cheap request while a long read runs, and closes every worker',
     async () => {

@@ -57,6 +57,9 @@ describe('hedgehop mcp over stdio: large and malformed messages', { timeout: 180
       conversationSummary: 'ok',
     });
     expect(setup.isError, setup.content[0]?.text).toBeFalsy();
+    // The commit's recall-index rows are written just after it answers; a read writes any still
+    // pending, so the digest below is of a settled file.
+    expect((await child.callTool('memory_lines', {})).isError).toBeFalsy();
     const before = fileDigest(path);
     const oversized = await child.request('tools/call', {
       name: 'memory_commit',
@@ -95,6 +98,9 @@ describe('hedgehop mcp over stdio: large and malformed messages', { timeout: 180
       conversationSummary: 'ok',
     });
     expect(setup.isError, setup.content[0]?.text).toBeFalsy();
+    // The commit's recall-index rows are written just after it answers; a read writes any still
+    // pending, so the digest below is of a settled file.
+    expect((await child.callTool('memory_lines', {})).isError).toBeFalsy();
     const before = fileDigest(path);
     const head = Buffer.from(
       '{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"memory_commit","arguments":{"lineId":"ci","taskLabel":"bad","conversationSummary":"x","fullContext":"bad ',

@@ -93,3 +93,15 @@ export const VIEW_SECTIONS = {
 export function viewHeading(name: string): string {
   return `--- ${name} ---`;
 }
+
+/** Where summaries came from (`nodes.summaries_tier`). */
+export const SummaryTier = {
+  /** None computed yet. */
+  none: 0,
+  /** The offline extractive summariser. */
+  offline: 1,
+  /** A language model (or any summariser other than the offline one). */
+  model: 2,
+  /** Given by the caller or imported. */
+  supplied: 3,
+} as const;

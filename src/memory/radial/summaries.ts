@@ -8,7 +8,7 @@ import {
 import { messagesAsTranscript } from '../../llm/message-transcript.js';
 import { summarizesTasks } from '../../llm/offline-summarizer.js';
 import type { Summarizer } from '../../llm/types.js';
-import { LEVEL_CAPS, SUMMARY_LEVELS, type SummaryLevelName } from '../../core/model/levels.js';
+import { LEVEL_CAPS, SUMMARY_LEVELS, SummaryTier, type SummaryLevelName } from '../../core/model/levels.js';
 import type { FileChange, LevelSummaries } from '../../core/model/radial.js';
 import { fileLines } from '../../core/index-text.js';
 
@@ -24,17 +24,7 @@ interface TaskText {
 /** Summaries that may be partly missing (`undefined` = not computed). */
 export type PartialSummaries = Partial<Record<SummaryLevelName, string>>;
 
-/** Where summaries came from (`nodes.summaries_tier`). */
-export const SummaryTier = {
-  /** None computed yet. */
-  none: 0,
-  /** The offline extractive summariser. */
-  offline: 1,
-  /** A language model (or any summariser other than the offline one). */
-  model: 2,
-  /** Given by the caller or imported. */
-  supplied: 3,
-} as const;
+export { SummaryTier };
 
 /**
  * Most code points of the full context a model summariser is shown (the offline summariser

@@ -7,13 +7,10 @@ import type {
   VerbatimTopic,
 } from '../../store/reindex-repo.js';
 import type { ReindexRepository, StoreSeam } from '../../store/seam.js';
-import { SummaryTier } from '../radial/summaries.js';
-import type { FileChange } from '../../core/model/radial.js';
-import { parseJsonOr } from '../../core/json.js';
 import {
   archiveIndexText,
   knowledgeIndexText,
-  nodeIndexTexts,
+  storedNodeIndexTexts,
   profileIndexText,
   topicIndexText,
 } from '../../core/index-text.js';
@@ -183,23 +180,7 @@ function topicDocs(r: VerbatimTopic): IndexDoc[] {
 }
 
 function nodeDocs(r: VerbatimNode): IndexDoc[] {
-  const present = Object.fromEntries(
-    Object.entries(r.summaries).filter(([, v]) => v !== undefined),
-  ) as Record<string, string>;
-  const texts = nodeIndexTexts(
-    {
-      taskLabel: r.taskLabel,
-      fullContext: r.fullContext,
-      conversationSummary: r.conversationSummary,
-      fileChanges: parseJsonOr<FileChange[]>(r.fileChanges, []),
-      todos: parseJsonOr<string[]>(r.todos, []),
-    },
-    // As the radial layer does: a node's summary is indexed once complete, unless it is the
-    // offline extractive one (which only repeats words the other parts already hold).
-    r.summariesReady && r.summariesTier !== SummaryTier.offline && Object.keys(present).length > 0
-      ? present
-      : undefined,
-  );
+  const texts = storedNodeIndexTexts(r);
   return texts.map((t) => ({
     layer: 'radial' as const,
     ref: r.id,

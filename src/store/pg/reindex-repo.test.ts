@@ -70,7 +70,7 @@ describe.skipIf(reason !== '')('PgReindexRepo gives what ReindexRepo gives', () 
     await r.radial.insertNode(1, 'l', {
       node: {
         id: 'n1',
-        taskLabel: 'label',
+        taskLabel: 'deploy label',
         createdAt: 2,
         conversationSummary: 'conv',
         fileChanges: '[]',
@@ -83,7 +83,12 @@ describe.skipIf(reason !== '')('PgReindexRepo gives what ReindexRepo gives', () 
         fullContext: 'full \u0000 context 東京',
         fullBytes: 20,
       },
-      index: [{ part: 'full', text: 'full context deploy' }],
+      // The texts the node's own fields make (SQLite writes those, from the row, just after the commit).
+      index: [
+        { part: 'label', text: 'deploy label' },
+        { part: 'conversation', text: 'conv' },
+        { part: 'full', text: 'full \u0000 context 東京' },
+      ],
       extend: false,
     });
     await r.index.upsert({ layer: 'archive', ref: '1', agentId: 1, createdAt: 10, text: 'hello deploy' });
