@@ -107,11 +107,11 @@ interface Analysis {
   /** Every term's id, built only when {@link termIdIn} cannot answer from the term tables. */
   vocabulary?: Map<string, number>;
   /** Weight of each term, by id. */
-  readonly weights: Float64Array;
+  readonly weights: readonly number[];
   /** The best whole sentence (not a clause opening), if any is worth anything. */
   readonly best: Candidate | undefined;
   /** The content terms of the hint (a task's label). */
-  readonly hintTerms: ReadonlySet<string>;
+  readonly hint: Terms;
 }
 
 // Sentences that state what came of the work. The first group opens a sentence ("Root cause:",
@@ -236,7 +236,7 @@ const BRIEF_FLOOR = 0.35;
 const DETAIL_ROOM = 1000;
 const DETAIL_FLOOR = 0;
 
-function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: ReadonlySet<string>): Analysis {
+function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
   startReading();
   const units = splitUnits(text);
   const prose = units.filter((u) => u.kind === 'prose');
@@ -264,11 +264,11 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   // A list a later sentence picks from ("Going with 1."): its other items are the options not taken.
   const { picked, passed } = pickedItems(pool);
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
-  const unitIndex = new Map<TextUnit, number>();
-  units.forEach((u, i) => unitIndex.set(u, i));
   const answers = whyAnswers(pool);
+  // The pool is a subsequence of the units, in order: each pool unit's index is found by walking on.
+  let index = 0;
   for (const [group, unit] of pool.entries()) {
-    const index = unitIndex.get(unit) ?? 0;
+    while (index < units.length && units[index] !== unit) index++;
     const chosenItem = picked.has(unit);
     const answer = answers.has(unit);
     // An option not taken states no outcome, cause or choice, whatever its words.
@@ -478,7 +478,8 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
   let mark = 0;
   const epoch = nextReading();
   const generation = termGeneration;
-  const termsOf = new Map<TextUnit, { offsets: readonly number[]; ids: readonly number[] }>();
+  // Each pool unit's tokens, by its index in the pool (its candidates' group).
+  const termsOf: Tokens[] = [];
   for (const unit of pool) {
     const tokens = summaryTokens(unit.text, unit.start);
     const local = localIds(termNames.length);
@@ -504,19 +505,15 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
         frequency[id] = (frequency[id] ?? 0) + 1;
       }
     }
-    termsOf.set(unit, tokens);
+    termsOf.push(tokens);
   }
   // The label's and the summary's terms that the text uses, marked by global id.
   const boosts = boostTable(termNames.length);
-  for (const term of hintTerms) {
-    const global = termIds.get(term);
-    if (global !== undefined) boosts.hint[global] = epoch;
-  }
-  for (const term of summaryTerms) {
-    const global = termIds.get(term);
-    if (global !== undefined) boosts.summary[global] = epoch;
-  }
-  const weights = new Float64Array(names.length);
+  markTerms(boosts.hint, hint, epoch);
+  if (summary !== undefined) markTerms(boosts.summary, summary, epoch);
+  // A plain array, not a typed one: a Float64Array of more than 8 numbers takes memory outside
+  // the heap, allocated and later freed by the engine at a cost that shows on short texts.
+  const weights: number[] = [];
   for (let id = 0; id < names.length; id++) {
     const global = globals[id] as number;
     let weight = Math.log(1 + (frequency[id] ?? 0));
@@ -525,29 +522,27 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
     if (termPairs[global] === 1) weight *= PAIR_WEIGHT;
     if (boosts.hint[global] === epoch) weight *= LABEL_BOOST;
     if (boosts.summary[global] === epoch) weight *= SUMMARY_BOOST;
-    weights[id] = weight;
+    weights.push(weight);
   }
   // A unit's whole terms serve the unit and its aside-free form; a clause opening takes the
   // terms before its end (tokens are in text order).
-  const wholeTerms = new Map<TextUnit, number[]>();
-  const termsUpTo = (unit: TextUnit, end: number, start = unit.start): number[] => {
+  const wholeTerms: (number[] | undefined)[] = [];
+  const termsUpTo = (group: number, unit: TextUnit, end: number, start: number): number[] => {
     const whole = end >= unit.end && start <= unit.start;
-    const known = whole ? wholeTerms.get(unit) : undefined;
+    const known = whole ? wholeTerms[group] : undefined;
     if (known) return known;
-    const tokens = termsOf.get(unit);
+    const tokens = termsOf[group] as Tokens;
     const out: number[] = [];
     mark++;
-    if (tokens) {
-      for (let i = 0; i < tokens.ids.length; i++) {
-        if ((tokens.offsets[i] ?? 0) >= end) break;
-        if ((tokens.offsets[i] ?? 0) < start) continue;
-        const id = tokens.ids[i] as number;
-        if (stamp[id] === mark) continue;
-        stamp[id] = mark;
-        out.push(id);
-      }
+    for (let i = 0; i < tokens.ids.length; i++) {
+      if ((tokens.offsets[i] ?? 0) >= end) break;
+      if ((tokens.offsets[i] ?? 0) < start) continue;
+      const id = tokens.ids[i] as number;
+      if (stamp[id] === mark) continue;
+      stamp[id] = mark;
+      out.push(id);
     }
-    if (whole) wholeTerms.set(unit, out);
+    if (whole) wholeTerms[group] = out;
     return out;
   };
   // Built by push, not `raw.map`: with the array `map` returned, V8 threw away the optimised
@@ -561,8 +556,9 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       start: r.start,
       end: r.end,
       text: body,
-      size: flatSize(body),
-      terms: termsUpTo(r.u, r.end, r.start),
+      // Read in the text itself when the body is a span of it (a slice is read through its parent).
+      size: r.text === undefined ? flatSize(text, r.start, r.end) : flatSize(body, 0, body.length),
+      terms: termsUpTo(r.group, r.u, r.end, r.start),
       factor: r.base * cueOf(r.cueFrom ?? body, r.outcome),
       group: r.group,
       partial: r.partial,
@@ -587,7 +583,7 @@ function analyse(text: string, hintTerms: ReadonlySet<string>, summaryTerms: Rea
       break;
     }
   }
-  return { units, candidates, ranked, names, epoch, generation, weights, best, hintTerms };
+  return { units, candidates, ranked, names, epoch, generation, weights, best, hint };
 }
 
 // Words (letters, digits, `_`, joined by inner `'` or `.`) and runs of unspaced scripts.
@@ -825,6 +821,25 @@ function termIdIn(analysis: Analysis, term: string): number | undefined {
   return analysis.vocabulary.get(term);
 }
 
+/**
+ * {@link termIdIn} for each of `terms`, in their order: read by their global ids while the term
+ * tables and the analysis are current (no lookup by name).
+ */
+function idsIn(analysis: Analysis, terms: Terms): (number | undefined)[] {
+  const out: (number | undefined)[] = [];
+  if (
+    analysis.generation !== termGeneration ||
+    analysis.epoch !== readings ||
+    terms.generation !== termGeneration
+  ) {
+    for (const term of terms.names) out.push(termIdIn(analysis, term));
+    return out;
+  }
+  for (const global of terms.ids)
+    out.push(localTable.epochs[global] === analysis.epoch ? localTable.ids[global] : undefined);
+  return out;
+}
+
 /** A fresh epoch for the local ids of one analysis. */
 function nextReading(): number {
   readings++;
@@ -907,20 +922,62 @@ function isPair(term: string): boolean {
   return term.length <= 4 && UNSPACED_RE.test(term);
 }
 
-// The term sets of the last few texts read (a task's label and summary are read several times).
+// The content terms of the last few texts read (a task's label and summary are read several
+// times). Each text's distinct terms, in order of first use, by name and by global id, with the
+// term tables' generation that numbers them so (an analysis marks the label's and summary's
+// terms by id, without a lookup by name); the set of names is made only when asked for.
 const TERM_SETS_MAX = 16;
-const termSets = new Map<string, ReadonlySet<string>>();
+interface Terms {
+  readonly names: readonly string[];
+  readonly ids: readonly number[];
+  readonly generation: number;
+  set?: ReadonlySet<string>;
+}
+const termSets = new Map<string, Terms>();
+// `seen[id] === seenMark` marks a global id already met in the text being read.
+let seen = new Int32Array(1024);
+let seenMark = 0;
 
 /** Distinct content terms of `text`. */
-function termSet(text: string): ReadonlySet<string> {
+function termsOf(text: string): Terms {
   const known = termSets.get(text);
   if (known !== undefined) return known;
   startReading();
-  const out = new Set<string>();
-  for (const id of summaryTokens(text, 0).ids) out.add(termNames[id] as string);
+  const tokens = summaryTokens(text, 0).ids;
+  if (seen.length < termNames.length) seen = new Int32Array(Math.max(termNames.length, seen.length * 2));
+  if (++seenMark > 0x7fff_0000) {
+    seenMark = 1;
+    seen.fill(0);
+  }
+  const names: string[] = [];
+  const ids: number[] = [];
+  for (const id of tokens) {
+    if (seen[id] === seenMark) continue;
+    seen[id] = seenMark;
+    names.push(termNames[id] as string);
+    ids.push(id);
+  }
+  const terms = { names, ids, generation: termGeneration };
   if (termSets.size >= TERM_SETS_MAX) termSets.clear();
-  termSets.set(text, out);
-  return out;
+  termSets.set(text, terms);
+  return terms;
+}
+
+/** The names of `terms` as a set. */
+function setOf(terms: Terms): ReadonlySet<string> {
+  return (terms.set ??= new Set(terms.names));
+}
+
+/** Sets `table[id] = epoch` for the global id of each of `terms` the term tables hold. */
+function markTerms(table: Int32Array, terms: Terms, epoch: number): void {
+  if (terms.generation === termGeneration) {
+    for (const global of terms.ids) table[global] = epoch;
+    return;
+  }
+  for (const term of terms.names) {
+    const global = termIds.get(term);
+    if (global !== undefined) table[global] = epoch;
+  }
 }
 
 /** Most units a text is summarised from (a huge text keeps its head, its tail and its outcomes). */
@@ -941,11 +998,11 @@ function bounded(pool: readonly TextUnit[]): readonly TextUnit[] {
   ];
 }
 
-/** Code points of `oneLine(text)`, without building it. */
-function flatSize(text: string): number {
+/** Code points of `oneLine(text.slice(start, end))`, without building it. */
+function flatSize(text: string, start: number, end: number): number {
   let size = 0;
   let space = false;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     const code = text.charCodeAt(i);
     if ((code & 0xfc00) === 0xdc00) continue;
     if (code === 32 || code === 10 || code === 9 || code === 13 || code === 0x2028 || code === 0x2029) {
@@ -1162,7 +1219,7 @@ function unitFactor(unit: TextUnit, length: number, lastBlock: number): number {
   return factor;
 }
 
-function value(candidate: Candidate, weights: Float64Array, decay?: Float64Array): number {
+function value(candidate: Candidate, weights: readonly number[], decay?: Float64Array): number {
   const terms = candidate.terms;
   if (terms.length === 0) return 0;
   let sum = 0;
@@ -1316,6 +1373,9 @@ function whyCues(text: string): number {
   return count;
 }
 
+// The discount buffers of {@link repacked} (selection is synchronous, so one pair serves all).
+let repackDecays = { others: new Float64Array(1024), withForm: new Float64Array(1024) };
+
 /**
  * A one-line level chosen greedily may spend its room on the longest form of an extract when a
  * shorter form of it (an opening up to a clause, the sentence without its asides) would leave
@@ -1331,8 +1391,14 @@ function repacked(
 ): Candidate[] {
   const total = (list: readonly Candidate[]): number =>
     list.reduce((sum, c) => sum + costOf(c), 0) + separator * Math.max(0, list.length - 1);
-  const decayOf = (list: readonly Candidate[]): Float64Array => {
-    const decay = new Float64Array(analysis.weights.length).fill(1);
+  // Two discount buffers, reused: the one of the other extracts and the one with a shorter form.
+  const size = analysis.weights.length;
+  if (repackDecays.others.length < size) {
+    const room = Math.max(size, repackDecays.others.length * 2);
+    repackDecays = { others: new Float64Array(room), withForm: new Float64Array(room) };
+  }
+  const decayOf = (list: readonly Candidate[], decay: Float64Array): Float64Array => {
+    decay.fill(1, 0, size);
     for (const id of shown) decay[id] = REDUNDANCY;
     for (const c of list) for (const id of c.terms) decay[id] = (decay[id] ?? 1) * REDUNDANCY;
     return decay;
@@ -1341,18 +1407,22 @@ function repacked(
   let bestGain = 0;
   for (const [i, current] of chosen.entries()) {
     const others = chosen.filter((_, k) => k !== i);
-    const decay = decayOf(others);
+    const decay = decayOf(others, repackDecays.others);
     const worth = value(current, analysis.weights, decay);
     const groups = new Set(others.map((c) => c.group));
     groups.add(current.group);
+    let currentCues = -1;
     for (const form of analysis.candidates) {
       if (form.group !== current.group || costOf(form) >= costOf(current)) continue;
       // A shorter form that leaves out the words saying why no longer says it.
-      if (current.why && whyCues(form.text) < whyCues(current.text)) continue;
+      if (current.why) {
+        if (currentCues < 0) currentCues = whyCues(current.text);
+        if (whyCues(form.text) < currentCues) continue;
+      }
       const left = room - total([...others, form]) - separator;
       if (left <= 0) continue;
       const formWorth = value(form, analysis.weights, decay);
-      const after = decayOf([...others, form]);
+      const after = decayOf([...others, form], repackDecays.withForm);
       for (const extra of analysis.ranked) {
         // Ranked by undiscounted worth, which a discount only lowers: nothing further can gain more.
         if (extra.worth < floor || formWorth + extra.worth - worth <= bestGain) break;
@@ -1451,9 +1521,8 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
     if (adjacent[i]) continue;
     let end = i;
     while (end + 1 < chosen.length && adjacent[end + 1]) end++;
-    const numbers = chosen.slice(i, end + 1).map((c) => LIST_NUMBER_RE.exec(c.text.trim())?.[1]);
-    const first = numbers.find((n) => n !== undefined);
-    if (end > i && first === '1') for (let k = i; k <= end; k++) keepsNumber[k] = true;
+    if (end > i && firstListNumber(chosen, i, end) === '1')
+      for (let k = i; k <= end; k++) keepsNumber[k] = true;
   }
   let out = '';
   let previous: Candidate | undefined;
@@ -1473,6 +1542,18 @@ function joinExtracts(chosen: readonly Candidate[], oneLineMode: boolean): strin
   }
   if (previous && !CLOSED_RE.test(out)) out += '…';
   return out;
+}
+
+/**
+ * The list number of the first of `chosen[from..to]` that opens with one. A loop, not `map` and
+ * `find`: their arrays made V8 throw away `joinExtracts`'s optimised code ("wrong map") again.
+ */
+function firstListNumber(chosen: readonly Candidate[], from: number, to: number): string | undefined {
+  for (let k = from; k <= to; k++) {
+    const number = LIST_NUMBER_RE.exec((chosen[k] as Candidate).text.trim())?.[1];
+    if (number !== undefined) return number;
+  }
+  return undefined;
 }
 
 const NUMBER_MARKER_RE = /^(?:\(?\d{1,3}[.)]|\(\p{L}\)|\p{L}\))\s+(?=\S)/u;
@@ -1501,7 +1582,7 @@ export function extractiveSummary(text: string, maxChars: number, options: Extra
   const trimmed = oneLineMode ? oneLine(text) : text.trim();
   if (trimmed.length === 0) return fitWords(oneLine(options.hint ?? ''), max);
   if (codePointLength(trimmed) <= max) return trimmed;
-  const analysis = analyse(text, termSet(options.hint ?? ''), new Set());
+  const analysis = analyse(text, termsOf(options.hint ?? ''));
   return extractsWithin(analysis, max, oneLineMode) || fitWords(trimmed, max);
 }
 
@@ -1548,7 +1629,7 @@ const SUMMARY_SHARE = 0.5;
 export function taskLevels(task: TaskSource, caps: LevelCaps): Record<SummaryLevelName, string> {
   const label = oneLine(task.label);
   const summary = task.summary.trim();
-  const analysis = analyse(task.context, termSet(label), termSet(summary));
+  const analysis = analyse(task.context, termsOf(label), termsOf(summary));
   const origin = originLevel(label, summary, analysis, caps.origin);
   const brief = briefLevel(label, summary, analysis, caps.brief);
   const files = task.files.map((f) => f.trim()).filter((f) => f.length > 0);
@@ -1590,7 +1671,7 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
   if (room < 16) return head;
   let gist = '';
   if (summary.length > 0) {
-    const first = oneLine(splitSentences(summary)[0] ?? summary);
+    const first = oneLine(sentencesOf(summary)[0] ?? summary);
     gist = codePointLength(first) <= room ? first : (clauseGist(first, room) ?? '');
   } else {
     // What the user reported ("p95 went from 120ms to 2.4s") is the problem, not what came of
@@ -1616,6 +1697,19 @@ function originLevel(label: string, summary: string, analysis: Analysis, cap: nu
   return gist.length > 0 ? `${head}${LABEL_SEPARATOR}${gist}` : head;
 }
 
+// The sentences of the last few texts split: a task's summary is split for every level.
+const SENTENCE_TEXTS = 4;
+const sentenceCache: { readonly text: string; readonly sentences: readonly string[] }[] = [];
+
+/** {@link splitSentences}, remembered for the last few texts (the result is shared: never change it). */
+function sentencesOf(text: string): readonly string[] {
+  for (const entry of sentenceCache) if (entry.text === text) return entry.sentences;
+  const sentences = splitSentences(text);
+  if (sentenceCache.length >= SENTENCE_TEXTS) sentenceCache.shift();
+  sentenceCache.push({ text, sentences });
+  return sentences;
+}
+
 /** Where a sentence divides into clauses that each say something: `;`, a dash between spaces. */
 const CLAUSE_BREAK_RE = /\s*;\s+|\s+[—–]\s+/u;
 
@@ -1627,7 +1721,7 @@ const CLAUSE_BREAK_RE = /\s*;\s+|\s+[—–]\s+/u;
 function clauseGist(sentence: string, room: number): string | undefined {
   const clause = sentence.split(CLAUSE_BREAK_RE)[0]?.replace(/[\s,:]+$/u, '') ?? '';
   const partial = clause.length > 0 && clause.length < sentence.length;
-  if (partial && codePointLength(clause) + 1 <= room && termSet(clause).size >= GIST_TERMS)
+  if (partial && codePointLength(clause) + 1 <= room && termsOf(clause).ids.length >= GIST_TERMS)
     return `${clause}…`;
   for (const text of partial ? [sentence, clause] : [sentence]) {
     // A clause is cut short of `room` so that its `…` (the sentence goes on) always fits.
@@ -1651,7 +1745,7 @@ function says(candidate: Candidate): boolean {
 /** A sentence cut at a word with `…`, or nothing when too little of it would be left. */
 function cutGist(sentence: string, room: number): string {
   const cut = fitWords(sentence, room);
-  return codePointLength(cut) >= Math.min(24, room * 0.6) && termSet(cut).size >= GIST_TERMS ? cut : '';
+  return codePointLength(cut) >= Math.min(24, room * 0.6) && termsOf(cut).ids.length >= GIST_TERMS ? cut : '';
 }
 
 /** Label, caller summary (verbatim, whole or its leading sentences), extra parts, then extracts. */
@@ -1723,9 +1817,9 @@ function summaryRestatesLabel(
   separator: string,
   oneLineMode: boolean,
 ): boolean {
-  if (summary.length === 0 || analysis.hintTerms.size === 0) return false;
-  const first = oneLine(splitSentences(summary)[0] ?? '');
-  if (first.length === 0 || !restates(first, analysis.hintTerms)) return false;
+  if (summary.length === 0 || analysis.hint.ids.length === 0) return false;
+  const first = oneLine(sentencesOf(summary)[0] ?? '');
+  if (first.length === 0 || !restates(first, analysis.hint)) return false;
   const shown = leadingSentences(
     oneLineMode ? oneLine(summary) : summary,
     Math.floor(cap * SUMMARY_SHARE) - codePointLength(separator),
@@ -1737,11 +1831,11 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   const separator = codePointLength(LABEL_SEPARATOR);
   // The first sentence of the caller's summary is what the caller chose to say: up to 65% of the
   // cap, its room is kept before any extract is chosen. A longer one comes only if room is left.
-  const first = summary.length > 0 ? oneLine(splitSentences(summary)[0] ?? '') : '';
+  const first = summary.length > 0 ? oneLine(sentencesOf(summary)[0] ?? '') : '';
   const kept = first.length > 0 && codePointLength(first) <= cap * SUMMARY_SENTENCE_SHARE ? first : '';
   const keptRoom = kept.length > 0 ? codePointLength(kept) + separator : 0;
   // A kept summary sentence that restates the label says it again with the outcome: the label goes.
-  const restated = kept.length > 0 && restates(kept, analysis.hintTerms);
+  const restated = kept.length > 0 && restates(kept, analysis.hint);
   const short = restated ? '' : shortLabel(label);
   const reserve = keptRoom + (short.length > 0 ? codePointLength(short) + separator : 0);
   const keptTerms = kept.length > 0 ? idsOf(analysis, kept) : [];
@@ -1763,11 +1857,9 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   let left = cap - codePointLength(body) - keptRoom;
   const parts: string[] = [];
   const bodyTerms = pick.terms();
-  const inBody = (term: string): boolean => {
-    const id = termIdIn(analysis, term);
-    return id !== undefined && bodyTerms.has(id);
-  };
-  if (!restated && [...analysis.hintTerms].some((term) => !inBody(term))) {
+  const allInBody = (terms: Terms): boolean =>
+    idsIn(analysis, terms).every((id) => id !== undefined && bodyTerms.has(id));
+  if (!restated && !allInBody(analysis.hint)) {
     const head = codePointLength(label) + separator <= left ? label : short;
     if (head.length > 0 && codePointLength(head) + separator <= left) {
       parts.push(head);
@@ -1777,9 +1869,9 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
   if (kept.length > 0) left += keptRoom;
   if (summary.length > 0) {
     const lead = wholeLeadingSentences(oneLine(summary), left - separator);
-    const leadTerms = termSet(lead);
+    const leadTerms = termsOf(lead);
     // Only when it says something the extracts do not.
-    if (lead.length > 0 && [...leadTerms].some((term) => !inBody(term))) parts.push(lead);
+    if (lead.length > 0 && !allInBody(leadTerms)) parts.push(lead);
   }
   parts.push(body);
   return parts.join(LABEL_SEPARATOR);
@@ -1789,21 +1881,18 @@ function briefLevel(label: string, summary: string, analysis: Analysis, cap: num
 const RESTATES = 0.6;
 
 /** True when `sentence` uses most of the label's content words (`labelTerms`). */
-function restates(sentence: string, labelTerms: ReadonlySet<string>): boolean {
-  if (labelTerms.size === 0) return true;
-  const terms = termSet(sentence);
+function restates(sentence: string, labelTerms: Terms): boolean {
+  if (labelTerms.names.length === 0) return true;
+  const terms = setOf(termsOf(sentence));
   let shared = 0;
-  for (const term of labelTerms) if (terms.has(term)) shared++;
-  return shared >= labelTerms.size * RESTATES;
+  for (const term of labelTerms.names) if (terms.has(term)) shared++;
+  return shared >= labelTerms.names.length * RESTATES;
 }
 
 /** The ids of the terms of `text` that the analysed text uses. */
 function idsOf(analysis: Analysis, text: string): number[] {
   const out: number[] = [];
-  for (const term of termSet(text)) {
-    const id = termIdIn(analysis, term);
-    if (id !== undefined) out.push(id);
-  }
+  for (const id of idsIn(analysis, termsOf(text))) if (id !== undefined) out.push(id);
   return out;
 }
 
@@ -1825,7 +1914,7 @@ function wholeLeadingSentences(text: string, max: number): string {
   if (max <= 0) return '';
   if (codePointLength(text) <= max) return text;
   let out = '';
-  for (const sentence of splitSentences(text)) {
+  for (const sentence of sentencesOf(text)) {
     const next = out.length > 0 ? `${out} ${sentence}` : sentence;
     if (codePointLength(next) > max) break;
     out = next;
@@ -1893,13 +1982,13 @@ function leadingSentences(text: string, max: number): string {
   if (max <= 0) return '';
   if (codePointLength(text) <= max) return text;
   let out = '';
-  for (const sentence of splitSentences(text)) {
+  for (const sentence of sentencesOf(text)) {
     const next = out.length > 0 ? `${out} ${sentence}` : sentence;
     if (codePointLength(next) > max) break;
     out = next;
   }
   if (out.length > 0) return out;
-  const first = splitSentences(text)[0] ?? text;
+  const first = sentencesOf(text)[0] ?? text;
   const opening = clausePrefixEnds(first, 0, first.length)
     .map((end) => first.slice(0, end))
     .filter((prefix) => codePointLength(prefix) < max)

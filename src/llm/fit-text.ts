@@ -68,6 +68,16 @@ function withoutTrailingLinks(cut: string): string {
 
 /** The prefix of `window` before its last whitespace within `room` code points, trailing punctuation dropped. */
 function lastSpaceCut(window: string, room: number): string | undefined {
+  // Without surrogates every UTF-16 unit is a code point: the same search without the array.
+  if (!SURROGATE_RE.test(window)) {
+    for (let i = Math.min(room, window.length - 1); i > 0; i--) {
+      if (isWhiteSpace(window.charCodeAt(i))) {
+        const prefix = window.slice(0, i).replace(TRAILING_PUNCTUATION_RE, '');
+        if (prefix.length > 0) return prefix;
+      }
+    }
+    return undefined;
+  }
   const points = [...window];
   for (let i = Math.min(room, points.length - 1); i > 0; i--) {
     if (/\s/u.test(points[i] as string)) {
@@ -76,6 +86,25 @@ function lastSpaceCut(window: string, room: number): string | undefined {
     }
   }
   return undefined;
+}
+
+// Without the `u` flag a class matches UTF-16 code units: any half of a surrogate pair.
+const SURROGATE_RE = /[\ud800-\udfff]/;
+
+/** True for the code units that `/\s/u` matches (white space and line terminators). */
+function isWhiteSpace(code: number): boolean {
+  if (code < 0x80) return code === 32 || (code >= 9 && code <= 13);
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** The longest run of whole grapheme clusters from the start of `text` within `max` code points. */

@@ -390,9 +390,12 @@ function endsSentence(
   mark: string,
   end: number,
 ): boolean {
-  if (/[。！？]/u.test(mark)) return true;
+  // A mark holds one of `。！？` only as its first character, and `!` or `?` only in its run of
+  // stops (END_RE); these tests are the patterns' `/[。！？]/u` and `/[!?]/u` without a match.
+  const first = mark.charCodeAt(0);
+  if (first === 0x3002 || first === 0xff01 || first === 0xff1f) return true;
+  if (mark.includes('!') || mark.includes('?')) return true;
   const next = nextWord(segment, end);
-  if (/[!?]/u.test(mark)) return true;
   if (mark.startsWith('…') || mark.startsWith('..')) {
     // An elision standing between words before a capitalised keyword (`SELECT … FOR UPDATE`)
     // leaves out part of one statement; it does not end a sentence.
@@ -401,20 +404,35 @@ function endsSentence(
     return next.length > 0 && !/^\p{Ll}/u.test(next);
   }
   const word = previousWord(segment, markAt);
-  const lower = word.toLowerCase().replace(/^[("'[{]+/u, '');
+  const lower = withoutOpeners(word.toLowerCase());
   if (lower.length === 0) return true;
   if (ABBREVIATIONS.has(lower)) {
     if (!SOFT_ABBREVIATIONS.has(lower)) return false;
     return /^\p{Lu}/u.test(next);
   }
-  // An initial (`J. Smith`) or a dotted abbreviation (`e.g.`, `U.S.`).
-  if (/^\p{Lu}$/u.test(word) || /^(?:\p{L}\.)+\p{L}$/u.test(lower)) return false;
+  // An initial (`J. Smith`) or a dotted abbreviation (`e.g.`, `U.S.`). (The length and `.` tests
+  // only skip patterns that cannot match: one code point is at most two units.)
+  if (
+    (word.length <= 2 && /^\p{Lu}$/u.test(word)) ||
+    (lower.includes('.') && /^(?:\p{L}\.)+\p{L}$/u.test(lower))
+  )
+    return false;
   // A list number (`1. Do this`) at the start of the sentence or after `:` stays with its item.
-  if (/^\d{1,3}$/u.test(lower)) {
+  if (lower.length <= 3 && /^\d{1,3}$/u.test(lower)) {
     const before = segment.slice(sentenceStart, markAt - word.length).trimEnd();
     if (before.length === 0 || /[:;,(]$/u.test(before)) return false;
   }
   return true;
+}
+
+/** `word` without the brackets and quotes it opens with (`/^[("'[{]+/u` replaced by nothing). */
+function withoutOpeners(word: string): string {
+  let at = 0;
+  for (; at < word.length; at++) {
+    const code = word.charCodeAt(at);
+    if (code !== 40 && code !== 34 && code !== 39 && code !== 91 && code !== 123) break;
+  }
+  return at === 0 ? word : word.slice(at);
 }
 
 function previousWord(segment: string, markAt: number): string {
