@@ -155,6 +155,9 @@ describe(`MCP fuzzing (seed ${SEED}, ${CASES} tool calls)`, () => {
         expect(fileDigest(path), `${label} changed the file`).toBe(before);
       } else {
         outcomes.ok++;
+        // A task's recall-index rows are written just after its commit answers: settle them, so
+        // the digest is of what the next (refused) call must leave unchanged.
+        await db.catchUpIndex();
         before = fileDigest(path);
       }
       expect(internal, label).toEqual([]);
