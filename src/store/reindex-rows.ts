@@ -3,6 +3,8 @@
  * the records it indexes. Numbers arrive as numbers (the PostgreSQL repository converts them).
  */
 
+import type { StoredNodeText } from '../core/index-text.js';
+
 /** An archive record as the index needs it. */
 export interface VerbatimArchive {
   readonly id: number;
@@ -33,20 +35,12 @@ export interface VerbatimTopic {
 }
 
 /** A radial node as the index needs it (JSON columns left as stored). */
-export interface VerbatimNode {
+export interface VerbatimNode extends StoredNodeText {
   readonly seq: number;
   readonly id: string;
   readonly agentId: number;
   readonly lineId: string;
   readonly createdAt: number;
-  readonly taskLabel: string;
-  readonly conversationSummary: string;
-  readonly fullContext: string;
-  readonly fileChanges: string;
-  readonly todos: string;
-  readonly summariesReady: boolean;
-  /** Who wrote the summaries (`nodes.summaries_tier`). */
-  readonly summariesTier: number;
   readonly summaries: {
     readonly origin: string | undefined;
     readonly brief: string | undefined;
