@@ -21,6 +21,25 @@ export function archiveIndexText(record: {
   return label ? `${label}: ${record.content}` : record.content;
 }
 
+const SPEAKER_RE = /^\s*([\p{L}\p{N}][\p{L}\p{N} .'_-]{0,39}):\s/u;
+
+/** The speaker label of a transcript line (`Caroline: …` gives `Caroline`), if any. */
+export function speakerOf(text: string): string | undefined {
+  return SPEAKER_RE.exec(text)?.[1];
+}
+
+/**
+ * Who an archive record names as its speaker, as the recall index keeps it beside the record's
+ * row (so that ranking by a named speaker reads no record): its speaker field, else the
+ * `Name:` label its content opens with; `''` when it names none.
+ */
+export function archiveIndexSpeaker(record: {
+  readonly speaker: string | undefined;
+  readonly content: string;
+}): string {
+  return record.speaker ?? speakerOf(record.content) ?? '';
+}
+
 /**
  * The text the recall index holds for a topic: its name, words and outcome. The words are the
  * turn's index terms (every word of its utterances a keyword could have been, see

@@ -7,6 +7,7 @@ import type {
   TermStatistics,
 } from '../store/recall-repo.js';
 import { sliceCodePoints } from '../core/text.js';
+import { speakerOf } from '../core/index-text.js';
 import type { StoreTx } from '../store/seam.js';
 import {
   eachStemFound,
@@ -341,13 +342,20 @@ class ContentCache {
   }
 
   /**
-   * The speaker of each given archive row (by `ref`): its speaker column, else the `Name:` label
-   * its content starts with (looked for in the first characters, or in the whole content when it
-   * was read already); absent when it names none.
+   * The speaker of each given archive row (by `ref`): what its index row keeps (see
+   * `archiveIndexSpeaker`) when the engine reads it with the row; else its speaker column, or the
+   * `Name:` label its content starts with (looked for in the first characters, or in the whole
+   * content when it was read already); absent when it names none.
    */
   async speakers(docs: readonly DocRow[]): Promise<(id: number) => string | undefined> {
-    const wanted = docs.filter((d) => d.layer === 'archive').map((d) => Number(d.ref));
-    const missing = wanted.filter((id) => !this.#speakers.has(id) && !this.#texts.has(id));
+    const missing: number[] = [];
+    for (const doc of docs) {
+      if (doc.layer !== 'archive') continue;
+      const id = Number(doc.ref);
+      if (this.#speakers.has(id) || this.#texts.has(id)) continue;
+      if (doc.speaker === undefined) missing.push(id);
+      else this.#speakers.set(id, doc.speaker === '' ? undefined : doc.speaker);
+    }
     const heads = await this.#tx.recall.speakerHeads(missing, SPEAKER_HEAD_CHARS);
     for (const id of missing) {
       const found = heads.get(id);
@@ -556,13 +564,6 @@ async function addTopicRecords(
       } else byRowid.set(record.rowid, { doc: record, lexical: gain, score: gain });
     }
   }
-}
-
-const SPEAKER_RE = /^\s*([\p{L}\p{N}][\p{L}\p{N} .'_-]{0,39}):\s/u;
-
-/** The speaker label of a transcript line (`Caroline: …` gives `Caroline`), if any. */
-export function speakerOf(text: string): string | undefined {
-  return SPEAKER_RE.exec(text)?.[1];
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import type { Engine } from './engine.js';
 import type { IndexRepo } from './index-repo.js';
 import { requireOpenTurn } from './open-turn.js';
-import { archiveIndexText } from '../core/index-text.js';
+import { archiveIndexSpeaker, archiveIndexText } from '../core/index-text.js';
 
 /** One validated archive record to write into a turn. */
 export interface ArchiveWrite {
@@ -146,6 +146,7 @@ export class ArchiveRepo {
         eventType: row.eventType ?? undefined,
         content: record.content,
       }),
+      speaker: archiveIndexSpeaker({ speaker: row.speaker ?? undefined, content: record.content }),
     });
     return { id: String(id), topicId: turn.id, seq };
   }

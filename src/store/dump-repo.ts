@@ -26,6 +26,7 @@ import type { Engine } from './engine.js';
 import type { IndexLayer } from '../core/model/recall.js';
 import { DUMP_FORMAT } from '../core/model/dump.js';
 import {
+  archiveIndexSpeaker,
   archiveIndexText,
   knowledgeIndexText,
   nodeIndexTexts,
@@ -44,6 +45,20 @@ export const DUMP_VERSION = 1;
 
 /** Tables left out of a dump (see the module comment). */
 export const TRANSIENT_TABLES: ReadonlySet<string> = new Set(['leases']);
+/**
+ * Columns left out of a dump: derived from the verbatim tables and rebuilt on import, as the
+ * FTS5 text is (`search_docs.speaker`, which the SQLite engine alone keeps: a dump is the same
+ * on both engines).
+ */
+export const DERIVED_COLUMNS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['search_docs', new Set(['speaker'])],
+]);
+
+/** The columns of `table` a dump holds. */
+export function dumpedColumns(table: string, columns: readonly string[]): string[] {
+  const derived = DERIVED_COLUMNS.get(table);
+  return derived === undefined ? [...columns] : columns.filter((c) => !derived.has(c));
+}
 /** Virtual tables a dump knows how to do without: rebuilt (FTS) or derived (vocabulary). */
 const DERIVED_VIRTUAL_TABLES: ReadonlySet<string> = new Set([
   'search_fts',
@@ -123,7 +138,10 @@ function tableShape(engine: Engine, name: string, strict: boolean): TableShape {
   const pk = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
   return {
     name,
-    columns: columns.map((c) => c.name),
+    columns: dumpedColumns(
+      name,
+      columns.map((c) => c.name),
+    ),
     orderBy: pk.length > 0 ? pk.map((c) => quote(c.name)) : ['rowid'],
     strict,
   };
@@ -571,7 +589,10 @@ function assertReferencesHold(engine: Engine): void {
   throw invalidInput('dump', `${rows.length} rows refer to rows the dump does not hold (${first})`);
 }
 
-/** Rebuilds the FTS5 text of every `search_docs` row. Must run inside a write. */
+/**
+ * Rebuilds the FTS5 text of every `search_docs` row, and the speaker of each archive row (see
+ * {@link DERIVED_COLUMNS}). Must run inside a write.
+ */
 function rebuildIndexText(engine: Engine): number {
   engine.statement("INSERT INTO search_fts(search_fts) VALUES ('delete-all')").run();
   indexChanges(engine).changed();
@@ -579,7 +600,18 @@ function rebuildIndexText(engine: Engine): number {
     .statement('SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid')
     .all() as IndexDocRow[];
   const insert = engine.statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)');
-  for (const doc of docs) insert.run(doc.rowid, segmentCjk(indexText(engine, doc) ?? ''));
+  const speaker = engine.statement('UPDATE search_docs SET speaker = ? WHERE rowid = ?');
+  const record = engine.statement('SELECT speaker, content FROM archive WHERE id = ?');
+  for (const doc of docs) {
+    insert.run(doc.rowid, segmentCjk(indexText(engine, doc) ?? ''));
+    if (doc.layer !== 'archive') continue;
+    const found = record.get(Number(doc.ref)) as { speaker: string | null; content: string } | undefined;
+    if (found)
+      speaker.run(
+        archiveIndexSpeaker({ speaker: found.speaker ?? undefined, content: found.content }),
+        doc.rowid,
+      );
+  }
   return docs.length;
 }
 

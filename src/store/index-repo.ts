@@ -18,6 +18,8 @@ export interface IndexDoc {
   readonly topicId?: string | null;
   readonly createdAt: number;
   readonly text: string;
+  /** For an archive record: the speaker it names, `''` for none (see `archiveIndexSpeaker`). */
+  readonly speaker?: string | undefined;
 }
 
 /**
@@ -56,7 +58,7 @@ export class IndexRepo {
       this.#engine
         .statement(
           `UPDATE search_docs SET agent_id = ?, line_id = ?, scene_id = ?, topic_id = ?, created_at = ?,
-             embed_state = CASE embed_state WHEN 'none' THEN 'none' ELSE 'pending' END
+             speaker = ?, embed_state = CASE embed_state WHEN 'none' THEN 'none' ELSE 'pending' END
            WHERE rowid = ?`,
         )
         .run(
@@ -65,6 +67,7 @@ export class IndexRepo {
           doc.sceneId ?? null,
           doc.topicId ?? null,
           doc.createdAt,
+          doc.speaker ?? null,
           existing,
         );
       this.#engine
@@ -74,8 +77,8 @@ export class IndexRepo {
     }
     const info = this.#engine
       .statement(
-        `INSERT INTO search_docs (agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, embed_state)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model') THEN 'pending' ELSE 'none' END))`,
+        `INSERT INTO search_docs (agent_id, layer, ref, part, line_id, scene_id, topic_id, created_at, speaker, embed_state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT CASE WHEN EXISTS (SELECT 1 FROM meta WHERE key = 'embedder.model') THEN 'pending' ELSE 'none' END))`,
       )
       .run(
         doc.agentId,
@@ -86,6 +89,7 @@ export class IndexRepo {
         doc.sceneId ?? null,
         doc.topicId ?? null,
         doc.createdAt,
+        doc.speaker ?? null,
       );
     const rowid = Number(info.lastInsertRowid);
     const body = segmentCjk(doc.text);

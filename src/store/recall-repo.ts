@@ -39,7 +39,7 @@ export interface MatchedDoc extends DocRow {
 }
 
 const DOC_COLUMNS =
-  'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at';
+  'd.rowid AS rowid, d.agent_id, d.layer, d.ref, d.part, d.line_id, d.scene_id, d.topic_id, d.created_at, d.speaker';
 
 /** A row of {@link DOC_COLUMNS} read as an array (cheaper than an object per row), then more columns. */
 type RawDocArray = [
@@ -52,6 +52,7 @@ type RawDocArray = [
   string | null,
   string | null,
   number,
+  string | null,
   ...unknown[],
 ];
 
@@ -66,9 +67,10 @@ const fromArray = (row: RawDocArray): DocRow => ({
   sceneId: row[6],
   topicId: row[7],
   createdAt: row[8],
+  speaker: row[9] ?? undefined,
 });
 
-/** A matched document: its row's document and its BM25 score (column 10), built whole. */
+/** A matched document: its row's document and its BM25 score (column 11), built whole. */
 const matchedFromArray = (row: RawDocArray): MatchedDoc => ({
   rowid: row[0],
   agentId: row[1],
@@ -79,7 +81,8 @@ const matchedFromArray = (row: RawDocArray): MatchedDoc => ({
   sceneId: row[6],
   topicId: row[7],
   createdAt: row[8],
-  bm25: (row[9] as number | null) ?? 0,
+  speaker: row[9] ?? undefined,
+  bm25: (row[10] as number | null) ?? 0,
 });
 
 /**
@@ -373,7 +376,7 @@ export class RecallRepo {
       }) as RawDocArray[];
     for (const row of rows) {
       // The seed is the column after the document's.
-      const seed = row[9] as number;
+      const seed = row[10] as number;
       const doc = fromArray(row);
       const list = out.get(seed);
       if (list) list.push(doc);

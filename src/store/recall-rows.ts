@@ -17,6 +17,11 @@ export interface DocRow {
   readonly sceneId: string | null;
   readonly topicId: string | null;
   readonly createdAt: number;
+  /**
+   * For an archive row, when the engine keeps it in the index: the speaker its record names
+   * (`''` for none; see `archiveIndexSpeaker`). `undefined`: not kept, read with the record.
+   */
+  readonly speaker?: string | undefined;
 }
 
 /** The verbatim text behind an index row, and where it sits. */

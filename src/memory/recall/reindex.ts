@@ -8,6 +8,7 @@ import type {
 } from '../../store/reindex-repo.js';
 import type { ReindexRepository, StoreSeam } from '../../store/seam.js';
 import {
+  archiveIndexSpeaker,
   archiveIndexText,
   knowledgeIndexText,
   storedNodeIndexTexts,
@@ -155,6 +156,7 @@ function archiveDocs(r: VerbatimArchive): IndexDoc[] {
         eventType: r.eventType,
         content: r.content,
       }),
+      speaker: archiveIndexSpeaker({ speaker: r.speaker, content: r.content }),
     },
   ];
 }

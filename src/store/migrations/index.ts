@@ -9,6 +9,7 @@ import { v7PgWriteFunctions } from './007-pg-write-functions.js';
 import { v8PgIndexPutCollation } from './008-pg-index-put-collation.js';
 import { v9PgTurnOpen } from './009-pg-turn-open.js';
 import { v10PgNodeCommit } from './010-pg-node-commit.js';
+import { v11IndexSpeaker } from './011-index-speaker.js';
 
 /** Every migration, in order. Versions are 1..N with no gaps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   v8PgIndexPutCollation,
   v9PgTurnOpen,
   v10PgNodeCommit,
+  v11IndexSpeaker,
 ];
 
 /** The schema version this build writes. */

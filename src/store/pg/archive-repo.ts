@@ -1,7 +1,7 @@
 import { HedgehopError } from '../../core/errors.js';
 import type { ArchiveRecord, ArchiveSlot } from '../../core/model/conversation.js';
 import type { ArchiveFilter, ArchiveWrite, TurnUtteranceRow } from '../archive-repo.js';
-import { archiveIndexText } from '../../core/index-text.js';
+import { archiveIndexSpeaker, archiveIndexText } from '../../core/index-text.js';
 import { toArchive, type RawArchive, type RawTopic } from '../conversation-rows.js';
 import type { IndexRepository, Repository } from '../seam.js';
 import type { ArchiveRepo } from '../archive-repo.js';
@@ -130,6 +130,7 @@ async function indexThrough(
 ): Promise<void> {
   for (const row of rows) {
     if (row.o_status !== 'ok' || row.o_index === null) continue;
+    const record = records[row.o_index];
     await index.upsert({
       layer: 'archive',
       ref: String(row.o_id),
@@ -138,6 +139,11 @@ async function indexThrough(
       topicId: row.o_topic,
       createdAt: records[row.o_index]?.createdAt ?? 0,
       text: texts[row.o_index] ?? '',
+      // What the SQLite engine keeps beside the row; PostgreSQL's own index does not keep it.
+      speaker: archiveIndexSpeaker({
+        speaker: record?.kind === 'event' ? undefined : record?.speaker,
+        content: record?.content ?? '',
+      }),
     });
   }
 }

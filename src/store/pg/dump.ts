@@ -17,6 +17,7 @@ import {
   encodeValue,
   INDEX_SOURCES,
   parseHeader,
+  dumpedColumns,
   parseJsonLine,
   TRANSIENT_TABLES,
   VECTOR_TABLE,
@@ -75,7 +76,10 @@ export function dumpLayout(): readonly DumpLayoutTable[] {
         }[];
         return {
           name: row.name,
-          columns: columns.map((c) => c.name),
+          columns: dumpedColumns(
+            row.name,
+            columns.map((c) => c.name),
+          ),
           key: columns
             .filter((c) => c.pk > 0)
             .sort((a, b) => a.pk - b.pk)

@@ -45,6 +45,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 8, name: 'pg-index-put-collation', statements: indexPutCollationSchema },
   { version: 9, name: 'pg-turn-open', statements: turnOpenSchema },
   { version: 10, name: 'pg-node-commit', statements: nodeCommitSchema },
+  // SQLite's version 11 keeps each archive row's speaker in its index row; PostgreSQL reads it
+  // with the record, as before.
+  { version: 11, name: 'index-speaker', statements: [] },
 ];
 
 /** The schema version this build writes. */
