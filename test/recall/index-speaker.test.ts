@@ -94,7 +94,6 @@ describe('the speaker kept in the recall index (SQLite)', () => {
   it('ranks exactly as when the speaker is read from the records', async () => {
     const path = tempFile();
     const db = await seeded(path);
-    const agent = db.primary();
     const queries = [
       ...fc
         .sample(
@@ -108,48 +107,28 @@ describe('the speaker kept in the recall index (SQLite)', () => {
       'Melanie camping',
       'pottery',
     ];
-    const answers = async (): Promise<unknown[]> => {
+    const answers = async (memory: MemoryDB): Promise<unknown[]> => {
       const out: unknown[] = [];
+      const asker = memory.primary();
       for (const query of queries) {
+        const hits = await searchIndex(memory.memoryStore, { agentId: asker.info().id, query, limit: 10 });
+        out.push(hits.map((h) => [h.rowid, h.score]));
+        const recalled = await asker.recall(query, { budgetTokens: 300 });
         out.push(
-          (await searchIndex(db.memoryStore, { agentId: agent.info().id, query, limit: 10 })).map((h) => [
-            h.rowid,
-            h.score,
-          ]),
-        );
-        const { context, hits } = await agent.recall(query, { budgetTokens: 300 });
-        out.push(
-          context,
-          hits.map((h) => [h.ref, h.confidence]),
+          recalled.context,
+          recalled.hits.map((h) => [h.ref, h.confidence]),
         );
       }
       return out;
     };
-    const kept = await answers();
+    const kept = await answers(db);
     await db.close();
     // Without the column's values every archive row's speaker is read from its record.
     const raw = new Database(path);
     raw.exec('UPDATE search_docs SET speaker = NULL');
     raw.close();
     const again = await openMemory(path, { durability: 'normal', dream: { auto: false } });
-    const read = await (async () => {
-      const out: unknown[] = [];
-      const other = again.primary();
-      for (const query of queries) {
-        out.push(
-          (await searchIndex(again.memoryStore, { agentId: other.info().id, query, limit: 10 })).map((h) => [
-            h.rowid,
-            h.score,
-          ]),
-        );
-        const { context, hits } = await other.recall(query, { budgetTokens: 300 });
-        out.push(
-          context,
-          hits.map((h) => [h.ref, h.confidence]),
-        );
-      }
-      return out;
-    })();
+    const read = await answers(again);
     await again.close();
     expect(kept).toEqual(read);
     // The queries name speakers and do lift their records: the prior is in play.
