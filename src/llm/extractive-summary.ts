@@ -309,6 +309,27 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
           !explainsNewState(unit.text, cues.why)));
     const cause = announced || pointedAt || answer || (why && cues.cause.test(unit.text));
     const remedy = !cause && !option && (why || REMEDY_RE.test(unit.text));
+    // An opening of the sentence (the clauses it starts with) states what its own words state,
+    // and what a cue right after it says of it: ", so …", "that's why …" name the clause before
+    // them as the cause; a cue further on ("X; Y, so a backfill is on the todo list") is not
+    // about the opening. What the sentence is by its place (an answer, a pick, announced) holds
+    // for its openings too.
+    const flagsOf = (
+      head: string,
+      rest: string,
+    ): { outcome: boolean; why: boolean; cause: boolean; remedy: boolean } => {
+      if (option || chosenItem || announced || pointedAt || answer || !(outcome || why))
+        return { outcome, why, cause, remedy };
+      const pointsBack = why && POINTS_BACK_AT_RE.test(rest);
+      const headWhy = pointsBack || (why && cues.why.test(head) && !explainsNewState(head, cues.why));
+      const headCause = pointsBack || (headWhy && cues.cause.test(head));
+      return {
+        outcome: outcome && (headCause || OUTCOME_LEAD_RE.test(head) || cues.outcome.test(head)),
+        why: headWhy,
+        cause: headCause,
+        remedy: !headCause && (headWhy || REMEDY_RE.test(head)),
+      };
+    };
     // What the user settled before the work began ("we're staying on X", "what we already
     // established: …") is said once, at the start, where the position factor is lowest.
     const settled = why && unit.role === 'user' && unit.block === firstUserBlock;
@@ -378,10 +399,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
             group,
             partial: true,
             base: base * ASIDE * PREFIX,
-            outcome,
-            why,
-            cause,
-            remedy,
+            ...flagsOf(short.slice(0, end), short.slice(end)),
             u: unit,
             text: short.slice(0, end),
           });
@@ -435,6 +453,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
         // An opening that holds only the lead-in says nothing.
         if (end - unit.start < MIN_PREFIX || end <= unit.start + point) continue;
         // An opening keeps no filler lead-in (the one without it is offered below).
+        const flags = flagsOf(text.slice(unit.start, end), text.slice(end, unit.end));
         if (!filler)
           raw.push({
             unit: index,
@@ -443,10 +462,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
             group,
             partial: true,
             base: base * opening,
-            outcome,
-            why,
-            cause,
-            remedy,
+            ...flags,
             u: unit,
           });
         if (point > 0 && end - unit.start - point >= MIN_PREFIX) {
@@ -458,10 +474,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
             partial: true,
             base: base * leadIn * opening,
             cueFrom: unit.text,
-            outcome,
-            why,
-            cause,
-            remedy,
+            ...flags,
             u: unit,
           });
         }
@@ -1122,6 +1135,11 @@ function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
   }
   return out;
 }
+
+// What follows a clause and names it as the cause: ", so …" (not one that gives a purpose or a
+// standing effect, as in {@link WHY_RE}), "which is why …", "that's why …".
+const POINTS_BACK_AT_RE =
+  /^\W{0,3}(?:so\b(?! that\b)(?!(?: \S+){1,3} (?:can|can't|cannot|will|won't|never|always|doesn't|don't|no longer)\b)|which is why\b|that(?:'s| is) why\b|hence\b)/iu;
 
 // A sentence that only announces that the cause is found.
 const FOUND_RE = /^(?:found it|got it|there it is|that's it|gotcha)[.!]$/iu;

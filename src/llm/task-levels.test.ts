@@ -118,6 +118,37 @@ describe('taskLevels: the brief', () => {
     expect(brief).not.toMatch(/so the client never waits/u);
   });
 
+  it('gives an opening of a sentence the cue after it, not a cue further on: no cause from a later ", so"', () => {
+    const context = [
+      '[user]',
+      'Merchants say newly published products take up to an hour to appear in search. Why?',
+      '[tool:bash]',
+      "$ grep -rn 'subscribe(' services/indexer/src/consumer.ts",
+      "14:  bus.subscribe('product.updated', onProductChange);",
+      '[assistant]',
+      'The indexer only listens to product.updated and product.deleted. Publishing emits product.published, which it ignores, so a new product is only indexed by the hourly full sweep.',
+      '[user]',
+      'Add the subscription. Do we need to backfill?',
+      '[assistant]',
+      'The indexer now handles product.published, so a product is searchable seconds after it is published. The hourly sweep already picked up everything older than an hour; only the 212 products published this week that were later edited could be stale, so a one-off backfill of those is on the todo list.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      {
+        label: 'Search results missing new products',
+        summary:
+          'New products did not show in search for up to an hour; the indexer now reindexes on publish.',
+        files: [],
+        todos: [],
+        context,
+      },
+      LEVEL_CAPS,
+    );
+    // Before: "… — The hourly sweep already picked up everything older than an hour…", an opening
+    // offered as the cause because its sentence goes on, past a "; ", with ", so a backfill …".
+    expect(brief).not.toMatch(/The hourly sweep/u);
+    expect(brief).toMatch(/product\.(?:updated|published)/u);
+  });
+
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
     const input = flat(session());
     const pieces = levels.brief
