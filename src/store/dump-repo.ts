@@ -562,16 +562,25 @@ export function composeIndexText(
   }
 }
 
-/** The text a recall-index row holds, read from the verbatim tables (undefined: record gone). */
-function indexText(engine: Engine, doc: IndexDocRow): string | undefined {
+/**
+ * The text a recall-index row holds and, for an archive row, the speaker it keeps (see
+ * {@link DERIVED_COLUMNS}), read from the verbatim tables in one read (undefined: record gone).
+ */
+function indexSource(engine: Engine, doc: IndexDocRow): { text?: string; speaker?: string } {
   const source = INDEX_SOURCES[doc.layer];
-  if (!source) return undefined;
+  if (!source) return {};
   const row = engine.statement(source.sql).get(source.key(doc)) as Record<string, unknown> | undefined;
   const utterances =
     doc.layer === 'topic'
       ? (engine.statement(TOPIC_UTTERANCES_SQL).pluck(true).all(doc.ref) as string[])
       : [];
-  return composeIndexText(doc, row, utterances);
+  const text = composeIndexText(doc, row, utterances);
+  if (doc.layer !== 'archive' || row === undefined) return text === undefined ? {} : { text };
+  const record = row as { speaker: string | null; content: string };
+  return {
+    ...(text === undefined ? {} : { text }),
+    speaker: archiveIndexSpeaker({ speaker: record.speaker ?? undefined, content: record.content }),
+  };
 }
 
 /** Deferred foreign keys would only fail at COMMIT; check first, to name what is wrong. */
@@ -600,17 +609,11 @@ function rebuildIndexText(engine: Engine): number {
     .statement('SELECT rowid, agent_id, layer, ref, part FROM search_docs ORDER BY rowid')
     .all() as IndexDocRow[];
   const insert = engine.statement('INSERT INTO search_fts (rowid, body) VALUES (?, ?)');
-  const speaker = engine.statement('UPDATE search_docs SET speaker = ? WHERE rowid = ?');
-  const record = engine.statement('SELECT speaker, content FROM archive WHERE id = ?');
+  const setSpeaker = engine.statement('UPDATE search_docs SET speaker = ? WHERE rowid = ?');
   for (const doc of docs) {
-    insert.run(doc.rowid, segmentCjk(indexText(engine, doc) ?? ''));
-    if (doc.layer !== 'archive') continue;
-    const found = record.get(Number(doc.ref)) as { speaker: string | null; content: string } | undefined;
-    if (found)
-      speaker.run(
-        archiveIndexSpeaker({ speaker: found.speaker ?? undefined, content: found.content }),
-        doc.rowid,
-      );
+    const { text, speaker } = indexSource(engine, doc);
+    insert.run(doc.rowid, segmentCjk(text ?? ''));
+    if (speaker !== undefined) setSpeaker.run(speaker, doc.rowid);
   }
   return docs.length;
 }
