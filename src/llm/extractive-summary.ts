@@ -179,6 +179,12 @@ const NARRATION = 0.45;
 const QUESTION = 0.55;
 /** A caption of a block that no level shows is left out (see `analyse`). */
 const CAPTION = 0;
+/** What a list item that goes on from its lead-in weighs (see `dependent` in {@link analyse}). */
+const DEPENDENT = 0.6;
+// A point of a list that starts in lower case (`- the whole title …`), and a sentence of at
+// least four words that ends in a colon, which such points go on from.
+const DEPENDENT_ITEM_RE = /^[-*•]\s+\p{Ll}/u;
+const FOUR_WORDS_RE = /^\s*(?:\S+\s+){3}\S/u;
 const USER = 0.85;
 /** A cause or choice the user states in their first message: settled before the work began. */
 const USER_SETTLED = 1.5;
@@ -351,9 +357,20 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
       /[:：]$/u.test(unit.text) &&
       !/\d/u.test(unit.text) &&
       units[index + 1]?.kind !== 'prose';
+    // A point of a list that goes on from the sentence before it ("For the title they don't:"
+    // then "- the whole title is 28 Characters …") reads as a fragment without it. Steps after
+    // a label ("Change:", "Fix:") and numbered steps say what was done, and keep their weight.
+    const dependent =
+      !outcome &&
+      previous !== undefined &&
+      previous.block === unit.block &&
+      /[:：]$/u.test(previous.text) &&
+      FOUR_WORDS_RE.test(previous.text) &&
+      DEPENDENT_ITEM_RE.test(unit.text);
     const base =
       unitFactor(unit, length, lastBlock) *
       (caption ? CAPTION : 1) *
+      (dependent ? DEPENDENT : 1) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
       (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
         ? CUE_LABELLED / CUE

@@ -149,6 +149,26 @@ describe('taskLevels: the brief', () => {
     expect(brief).toMatch(/product\.(?:updated|published)/u);
   });
 
+  it('weighs a lower-case point of a list less than the sentence it goes on from', () => {
+    const context = [
+      '[user]',
+      'The nightly report says the Berlin office booked 25 hours on March 31. Nobody works 25 hours.',
+      '[assistant]',
+      'The report adds up local wall-clock times, and March 31 had a daylight saving change. For the Berlin rows that day the numbers look like this:',
+      '- the office clock jumped from 02:00 to 03:00, so the day was 23 hours long;',
+      '- the summing code still assumes 24 hours and pads the missing hour twice.',
+      'Fix: sum durations in UTC and convert to local time only for display.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Wrong hour totals in the nightly report', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    // Before: "… — the office clock jumped from 02:00 to 03:00, so the day was 23 hours long; … Fix: …",
+    // a point that reads as a fragment without the sentence it goes on from.
+    expect(brief).not.toMatch(/— the |^the /u);
+    expect(brief).toMatch(/Fix: sum durations in UTC/u);
+  });
+
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
     const input = flat(session());
     const pieces = levels.brief
