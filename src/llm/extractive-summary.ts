@@ -184,6 +184,7 @@ const DEPENDENT = 0.6;
 // A point of a list that starts in lower case (`- the whole title …`), and a sentence of at
 // least four words that ends in a colon, which such points go on from.
 const DEPENDENT_ITEM_RE = /^[-*•]\s+\p{Ll}/u;
+const LIST_POINT_RE = /^[-*•]\s/u;
 const FOUR_WORDS_RE = /^\s*(?:\S+\s+){3}\S/u;
 const USER = 0.85;
 /** A cause or choice the user states in their first message: settled before the work began. */
@@ -271,6 +272,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
   const { picked, passed } = pickedItems(pool);
   const firstUserBlock = pool.find((u) => u.role === 'user')?.block ?? -1;
   const answers = whyAnswers(pool);
+  const pointsAfterLeadIn = afterLeadIn(pool);
   // The pool is a subsequence of the units, in order: each pool unit's index is found by walking on.
   let index = 0;
   for (const [group, unit] of pool.entries()) {
@@ -357,16 +359,10 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
       /[:：]$/u.test(unit.text) &&
       !/\d/u.test(unit.text) &&
       units[index + 1]?.kind !== 'prose';
-    // A point of a list that goes on from the sentence before it ("For the title they don't:"
-    // then "- the whole title is 28 Characters …") reads as a fragment without it. Steps after
-    // a label ("Change:", "Fix:") and numbered steps say what was done, and keep their weight.
-    const dependent =
-      !outcome &&
-      previous !== undefined &&
-      previous.block === unit.block &&
-      /[:：]$/u.test(previous.text) &&
-      FOUR_WORDS_RE.test(previous.text) &&
-      DEPENDENT_ITEM_RE.test(unit.text);
+    // A point of a list that goes on from the sentence that opens the list ("For the title they
+    // don't:" then "- the whole title is 28 Characters …") reads as a fragment without it. Steps
+    // after a label ("Change:", "Fix:") and numbered steps say what was done, and keep their weight.
+    const dependent = !outcome && pointsAfterLeadIn[group] === true && DEPENDENT_ITEM_RE.test(unit.text);
     const base =
       unitFactor(unit, length, lastBlock) *
       (caption ? CAPTION : 1) *
@@ -1149,6 +1145,27 @@ function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
     if (!asked || NARRATION_RE.test(unit.text) || /[?？]["'”’)]*$/u.test(unit.text)) continue;
     out.add(unit);
     asked = false;
+  }
+  return out;
+}
+
+/**
+ * For each unit of `pool`, true when it is a point of a list that opens with a sentence of at
+ * least four words ending in a colon (its lead-in), in the same block, with only points of the
+ * list between (one pass).
+ */
+function afterLeadIn(pool: readonly TextUnit[]): boolean[] {
+  const out: boolean[] = [];
+  let lead = false;
+  let block = -1;
+  for (const unit of pool) {
+    if (LIST_POINT_RE.test(unit.text)) {
+      out.push(lead && unit.block === block);
+      continue;
+    }
+    out.push(false);
+    lead = /[:：]$/u.test(unit.text) && FOUR_WORDS_RE.test(unit.text);
+    block = unit.block;
   }
   return out;
 }
