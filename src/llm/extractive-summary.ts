@@ -184,7 +184,6 @@ const DEPENDENT = 0.6;
 // A point of a list that starts in lower case (`- the whole title …`), and a sentence of at
 // least four words that ends in a colon, which such points go on from.
 const DEPENDENT_ITEM_RE = /^[-*•]\s+\p{Ll}/u;
-const LIST_POINT_RE = /^[-*•]\s/u;
 const FOUR_WORDS_RE = /^\s*(?:\S+\s+){3}\S/u;
 const USER = 0.85;
 /** A cause or choice the user states in their first message: settled before the work began. */
@@ -1150,8 +1149,8 @@ function whyAnswers(pool: readonly TextUnit[]): Set<TextUnit> {
 }
 
 /**
- * For each unit of `pool`, true when it is a point of a list that opens with a sentence of at
- * least four words ending in a colon (its lead-in), in the same block, with only points of the
+ * For each unit of `pool`, true when it is an item of a list that opens with a sentence of at
+ * least four words ending in a colon (its lead-in), in the same block, with only items of the
  * list between (one pass).
  */
 function afterLeadIn(pool: readonly TextUnit[]): boolean[] {
@@ -1159,7 +1158,7 @@ function afterLeadIn(pool: readonly TextUnit[]): boolean[] {
   let lead = false;
   let block = -1;
   for (const unit of pool) {
-    if (LIST_POINT_RE.test(unit.text)) {
+    if (LIST_ITEM_START_RE.test(unit.text)) {
       out.push(lead && unit.block === block);
       continue;
     }

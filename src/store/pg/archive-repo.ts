@@ -137,7 +137,7 @@ async function indexThrough(
       agentId: Number(row.o_agent),
       sceneId: row.o_scene,
       topicId: row.o_topic,
-      createdAt: records[row.o_index]?.createdAt ?? 0,
+      createdAt: record?.createdAt ?? 0,
       text: texts[row.o_index] ?? '',
       // What the SQLite engine keeps beside the row; PostgreSQL's own index does not keep it.
       speaker: archiveIndexSpeaker({
