@@ -166,6 +166,16 @@ const REQUEST_RE = /\b(?:please|can you|could you|would you|I'd like|I need you)
 const AGREED_LEAD_RE =
   /\b(?:agreed|established|decided|settled|decisions?|sync|call|meeting|stand-?up|retro|review|discussion)\b/iu;
 const DIGIT_RE = /\d/u;
+// A path, branch, URL or identifier (`fix/255-ignore-cache`, `scripts/migrate.sh`,
+// `retry_failed_jobs`) names a thing: a cue word inside it ("fix", "migrate") says nothing of the
+// sentence. The cue patterns read a view of the text with such names blanked out.
+const NAME_HINT_RE = /\w[/\\_]\w/;
+const NAME_RE = /[^\s()[\]{}"'“”‘’<>,;]*\w[/\\_]\w[^\s()[\]{}"'“”‘’<>,;]*/gu;
+
+/** `text` with every path-like name replaced by as many `x` (offsets hold), for the cue patterns. */
+function cueView(text: string): string {
+  return NAME_HINT_RE.test(text) ? text.replace(NAME_RE, (name) => 'x'.repeat(name.length)) : text;
+}
 const LIST_NUMBER_RE = /^\(?(\d{1,3})[.)]\s/u;
 const LIST_ITEM_START_RE = /^(?:\(?\d{1,3}[.)]|[-*•]|\(\p{L}\))\s/u;
 
@@ -296,14 +306,15 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
       next.paragraph === unit.paragraph &&
       POINTS_BACK_RE.test(next.text);
     const pointer = POINTS_BACK_RE.test(unit.text);
+    const cueText = cueView(unit.text);
     const outcome =
       !option &&
       (chosenItem ||
         announced ||
         pointedAt ||
         answer ||
-        OUTCOME_LEAD_RE.test(unit.text) ||
-        cues.outcome.test(unit.text));
+        OUTCOME_LEAD_RE.test(cueText) ||
+        cues.outcome.test(cueText));
     const why =
       !option &&
       (chosenItem ||
@@ -311,11 +322,11 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
         pointedAt ||
         answer ||
         (!pointer &&
-          cues.why.test(unit.text) &&
+          cues.why.test(cueText) &&
           !REQUEST_RE.test(unit.text) &&
-          !explainsNewState(unit.text, cues.why)));
-    const cause = announced || pointedAt || answer || (why && cues.cause.test(unit.text));
-    const remedy = !cause && !option && (why || REMEDY_RE.test(unit.text));
+          !explainsNewState(cueText, cues.why)));
+    const cause = announced || pointedAt || answer || (why && cues.cause.test(cueText));
+    const remedy = !cause && !option && (why || REMEDY_RE.test(cueText));
     // An opening of the sentence (the clauses it starts with) states what its own words state,
     // and what a cue right after it says of it: ", so …", "that's why …" name the clause before
     // them as the cause; a cue further on ("X; Y, so a backfill is on the todo list") is not
@@ -328,13 +339,14 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
       if (option || chosenItem || announced || pointedAt || answer || !(outcome || why))
         return { outcome, why, cause, remedy };
       const pointsBack = why && POINTS_BACK_AT_RE.test(rest);
-      const headWhy = pointsBack || (why && cues.why.test(head) && !explainsNewState(head, cues.why));
-      const headCause = pointsBack || (headWhy && cues.cause.test(head));
+      const cueHead = cueView(head);
+      const headWhy = pointsBack || (why && cues.why.test(cueHead) && !explainsNewState(cueHead, cues.why));
+      const headCause = pointsBack || (headWhy && cues.cause.test(cueHead));
       return {
-        outcome: outcome && (headCause || OUTCOME_LEAD_RE.test(head) || cues.outcome.test(head)),
+        outcome: outcome && (headCause || OUTCOME_LEAD_RE.test(cueHead) || cues.outcome.test(cueHead)),
         why: headWhy,
         cause: headCause,
-        remedy: !headCause && (headWhy || REMEDY_RE.test(head)),
+        remedy: !headCause && (headWhy || REMEDY_RE.test(cueHead)),
       };
     };
     // What the user settled before the work began ("we're staying on X", "what we already
@@ -344,7 +356,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
     // call: the deploy …", "From today's sync: we're staying on X"), is also offered without it;
     // a lead-in that reports an agreement labels the point as a decision does.
     // A lead-in that says nothing of its own ("Found it: …") may go too.
-    const point = settled && !LABELLED_RE.test(unit.text) ? leadInEnd(unit.text) : fillerLeadEnd(unit.text);
+    const point = settled && !LABELLED_RE.test(cueText) ? leadInEnd(unit.text) : fillerLeadEnd(unit.text);
     const filler = point > 0 && !settled;
     // Without a filler lead-in a sentence loses nothing.
     const leadIn = filler ? 1 : LEAD_IN;
@@ -367,7 +379,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
       (caption ? CAPTION : 1) *
       (dependent ? DEPENDENT : 1) *
       // A cause announced by "Found it." weighs as one labelled "Root cause:" (once).
-      (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(unit.text))
+      (chosenItem || agreed || ((announced || pointedAt) && !LABELLED_RE.test(cueText))
         ? CUE_LABELLED / CUE
         : 1) *
       (settled ? USER_SETTLED : 1);
@@ -438,7 +450,7 @@ function analyse(text: string, hint: Terms, summary?: Terms): Analysis {
     // silently ignored"), with its own cue.
     const clause = point > 0 || chosenItem ? -1 : lastClauseStart(unit.text);
     if (clause > 0) {
-      const body = unit.text.slice(clause);
+      const body = cueView(unit.text.slice(clause));
       const clauseWhy = cues.why.test(body) && !REQUEST_RE.test(body);
       const clauseCause = clauseWhy && cues.cause.test(body);
       raw.push({
@@ -1013,7 +1025,7 @@ const POOL_TAIL = 1600;
 function bounded(pool: readonly TextUnit[]): readonly TextUnit[] {
   if (pool.length <= MAX_POOL) return pool;
   const middle = pool.slice(POOL_HEAD, pool.length - POOL_TAIL);
-  const outcomes = middle.filter((u) => OUTCOME_LEAD_RE.test(u.text));
+  const outcomes = middle.filter((u) => OUTCOME_LEAD_RE.test(cueView(u.text)));
   const room = MAX_POOL - POOL_HEAD - POOL_TAIL;
   const step = Math.max(1, Math.ceil(outcomes.length / room));
   return [
@@ -1053,7 +1065,7 @@ function pickedItems(pool: readonly TextUnit[]): { picked: Set<TextUnit>; passed
   const passed = new Set<TextUnit>();
   for (const [i, unit] of pool.entries()) {
     // "What we agreed:", "Decisions:" followed by a list: every item is a choice made.
-    if (/[:：]$/u.test(unit.text) && WHY_RE.test(unit.text)) {
+    if (/[:：]$/u.test(unit.text) && WHY_RE.test(cueView(unit.text))) {
       for (let j = i + 1; j < pool.length; j++) {
         const item = pool[j] as TextUnit;
         if (item.block !== unit.block || !LIST_ITEM_START_RE.test(item.text)) break;
@@ -1102,9 +1114,11 @@ function sameItem(pool: readonly TextUnit[], at: number, i: number): boolean {
 }
 
 function cueOf(body: string, outcome: boolean): number {
-  if (LABELLED_RE.test(body)) return CUE_LABELLED;
+  // Read in the text first: blanking names only takes matches away (see cueView), and most
+  // candidates match neither pattern.
+  if (LABELLED_RE.test(body) && LABELLED_RE.test(cueView(body))) return CUE_LABELLED;
   if (!outcome) return 1;
-  return OUTCOME_LEAD_RE.test(body) ? CUE_LEAD : CUE;
+  return OUTCOME_LEAD_RE.test(body) && OUTCOME_LEAD_RE.test(cueView(body)) ? CUE_LEAD : CUE;
 }
 
 // A parenthetical of some length between words (it may hold one more): an aside a short level
@@ -1420,7 +1434,8 @@ const WHY_ALL_RE = new RegExp(WHY_RE.source, 'giu');
 function whyCues(text: string): number {
   let count = 0;
   WHY_ALL_RE.lastIndex = 0;
-  while (WHY_ALL_RE.exec(text)) count++;
+  const body = cueView(text);
+  while (WHY_ALL_RE.exec(body)) count++;
   return count;
 }
 

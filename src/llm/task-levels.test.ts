@@ -169,6 +169,30 @@ describe('taskLevels: the brief', () => {
     expect(brief).toMatch(/Fix: sum durations in UTC/u);
   });
 
+  it('reads no cue word inside a branch, path or identifier', () => {
+    const context = [
+      '[user]',
+      'Checkout totals are a cent off for some orders. Can you look?',
+      '[assistant]',
+      'Line prices were summed as floats and rounded once at the end, so 0.1 + 0.2 style errors crossed a rounding boundary.',
+      'Changed the totals to sum integer cents.',
+      '[tool:bash]',
+      '$ npm test -- totals',
+      'Tests: 48 passed',
+      '[assistant]',
+      'Totals now match the ledger for all 1,204 March orders.',
+      'The branch is fix/checkout-rounding; the backfill is scripts/migrate_order_totals.sh.',
+    ].join('\n');
+    const { brief } = taskLevels(
+      { label: 'Checkout totals off by a cent', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    // Before: "… Totals now match the ledger … The branch is fix/checkout-rounding…": the "fix" of the
+    // branch's name and the "migrat" of the script's counted as words that state an outcome.
+    expect(brief).not.toMatch(/fix\/checkout-rounding|migrate_order_totals/u);
+    expect(brief).toMatch(/summed as floats/u);
+  });
+
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
     const input = flat(session());
     const pieces = levels.brief
