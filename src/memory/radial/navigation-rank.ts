@@ -20,6 +20,7 @@ import {
   tokenize,
 } from '../../recall/query.js';
 import { parseJsonOr } from '../../core/json.js';
+import { ConceptScan, queryConcepts, type QueryConcepts } from '../../recall/concepts.js';
 import type { FileChange } from '../../core/model/radial.js';
 
 /** Candidate nodes compared with the question, at least (more when the caller asks for more). */
@@ -44,6 +45,12 @@ const PART_WEIGHTS: Readonly<Record<string, number>> = {
 
 /** Credit of a query word found only as a related form (`formatter` ~ `formatting`). */
 const RELATED_CREDIT = 0.6;
+/**
+ * Credit of a query word whose group of words naming one thing (see src/recall/concepts.ts)
+ * the node names in other words (`calendar widget` ~ `date picker`): less than a related form,
+ * since a group's members are near, not exact, equivalents.
+ */
+const CONCEPT_CREDIT = 0.5;
 /** Shortest shared beginning of two word stems that makes them related forms. */
 const RELATED_PREFIX = 5;
 /** Prefixes that turn a word into its opposite or a variant (`untranslated` ~ `translation`). */
@@ -75,6 +82,8 @@ export interface NavigationRead {
    * median of the nearest rows' similarities, 0 when few rows have vectors); undefined without a vector.
    */
   readonly background: number | undefined;
+  /** The groups of words naming one thing that the question names (undefined when none). */
+  readonly concepts: QueryConcepts | undefined;
 }
 
 /** Inverse document frequency (BM25's, floored at a small positive value). */
@@ -108,18 +117,25 @@ export async function readNavigationCandidates(
     ...term,
     weight: idf(statistics.frequency(term.stem), statistics.documents),
   }));
-  const match = matchExpression(chosen.map((term) => term.word));
-  const rows = match
-    ? await tx.radial.matchNodeRows(options.agentId, match, {
-        lineId: options.lineId,
-        limit: wanted * PARTS_PER_NODE,
-      })
-    : [];
+  const termIndex = new Map(chosen.map((term, i) => [term.stem, i]));
+  const concepts = queryConcepts(scannedTokens(options.query), (stemmed) => termIndex.get(stemmed));
   const byNode = new Map<string, { bm25: number; similarity: number | undefined }>();
-  for (const row of rows) {
-    const entry = byNode.get(row.ref) ?? { bm25: 0, similarity: undefined };
-    entry.bm25 += Math.max(0, row.bm25) * (PART_WEIGHTS[row.part] ?? 1);
-    byNode.set(row.ref, entry);
+  const searches: [string | undefined, number][] = [
+    [matchExpression(chosen.map((term) => term.word)), 1],
+    // Other words of the groups the question names: found nodes count for less (see CONCEPT_CREDIT).
+    [matchExpression(concepts?.expansions ?? []), CONCEPT_CREDIT],
+  ];
+  for (const [match, scale] of searches) {
+    if (match === undefined) continue;
+    const rows = await tx.radial.matchNodeRows(options.agentId, match, {
+      lineId: options.lineId,
+      limit: wanted * PARTS_PER_NODE,
+    });
+    for (const row of rows) {
+      const entry = byNode.get(row.ref) ?? { bm25: 0, similarity: undefined };
+      entry.bm25 += Math.max(0, row.bm25) * (PART_WEIGHTS[row.part] ?? 1) * scale;
+      byNode.set(row.ref, entry);
+    }
   }
   let background: number | undefined;
   if (options.queryVector) {
@@ -157,7 +173,7 @@ export async function readNavigationCandidates(
     const fullContext = (await tx.radial.fullContext(options.agentId, id)) ?? '';
     out.push({ record, fullContext, bm25: v.bm25, similarity: v.similarity });
   }
-  return { terms, candidates: out, background };
+  return { terms, candidates: out, background, concepts };
 }
 
 function isNodeRow(doc: DocRow, filter: DocFilter): boolean {
@@ -238,10 +254,18 @@ export interface QueryWords {
   readonly byStem: ReadonlyMap<string, number>;
   readonly byPrefix: ReadonlyMap<string, readonly { readonly index: number; readonly form: string }[]>;
   readonly pairs: ReadonlySet<string>;
+  readonly concepts: QueryConcepts | undefined;
 }
 
-/** Prepares `terms` (the question's searched words) and the question's word pairs. */
-export function queryWords(terms: readonly WeightedTerm[], query: string): QueryWords {
+/**
+ * Prepares `terms` (the question's searched words), the question's word pairs and the groups of
+ * words naming one thing it names ({@link NavigationRead.concepts}).
+ */
+export function queryWords(
+  terms: readonly WeightedTerm[],
+  query: string,
+  concepts?: QueryConcepts,
+): QueryWords {
   const byStem = new Map<string, number>();
   const byPrefix = new Map<string, { index: number; form: string }[]>();
   terms.forEach((term, index) => {
@@ -262,7 +286,7 @@ export function queryWords(terms: readonly WeightedTerm[], query: string): Query
     if (previous !== undefined) pairs.add(`${previous} ${stemmed}`);
     previous = stemmed;
   }
-  return { terms, total: terms.reduce((sum, t) => sum + t.weight, 0), byStem, byPrefix, pairs };
+  return { terms, total: terms.reduce((sum, t) => sum + t.weight, 0), byStem, byPrefix, pairs, concepts };
 }
 
 /** How a node matches a question's words. */
@@ -270,7 +294,9 @@ export interface WordMatch {
   /**
    * The information-weighted share of the question's words the node holds (0..1): a word
    * counts whole when the node holds it (any inflection), {@link RELATED_CREDIT} when it holds
-   * a related form only (`formatter` ~ `formatting`, `untranslated` ~ `translation`).
+   * a related form only (`formatter` ~ `formatting`, `untranslated` ~ `translation`), and
+   * {@link CONCEPT_CREDIT} when it names the word's subject in other words (`calendar widget` ~
+   * `date picker`).
    */
   readonly coverage: number;
   /** The share of the question's adjacent content-word pairs the node holds adjacent too (0..1). */
@@ -282,8 +308,10 @@ export function matchText(question: QueryWords, text: string): WordMatch {
   const credit = new Float64Array(question.terms.length);
   const pairs = new Set<string>();
   let previous: string | undefined;
+  const scan = question.concepts ? new ConceptScan(question.concepts) : undefined;
   for (const token of tokenize(text)) {
     const stemmed = stem(token);
+    scan?.next(token);
     const exact = question.byStem.get(stemmed);
     if (exact !== undefined) credit[exact] = 1;
     else if (stemmed.length >= RELATED_PREFIX) {
@@ -299,10 +327,20 @@ export function matchText(question: QueryWords, text: string): WordMatch {
     }
     previous = stemmed;
   }
+  if (scan) creditConcepts(credit, question.concepts as QueryConcepts, scan.found);
   let found = 0;
   question.terms.forEach((term, i) => (found += term.weight * (credit[i] ?? 0)));
   return {
     coverage: question.total > 0 ? Math.min(1, found / question.total) : 0,
     pairs: question.pairs.size > 0 ? pairs.size / question.pairs.size : 0,
   };
+}
+
+/** Raises to {@link CONCEPT_CREDIT} the words of each group the text names in any of its words. */
+function creditConcepts(credit: Float64Array, concepts: QueryConcepts, found: ReadonlySet<number>): void {
+  for (const group of found) {
+    for (const index of concepts.termsOfGroup.get(group) ?? []) {
+      if ((credit[index] ?? 0) < CONCEPT_CREDIT) credit[index] = CONCEPT_CREDIT;
+    }
+  }
 }

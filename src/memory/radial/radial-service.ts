@@ -410,7 +410,8 @@ export class RadialService {
    * weighted per part) and, when an embedder is configured, from the nearest vectors; each
    * candidate is then compared with the question as a whole node. A node's confidence (0..1,
    * comparable across queries, independent of any threshold) is the information-weighted share
-   * of the question's words it holds (related forms count in part), or, found by meaning, how far
+   * of the question's words it holds (related forms, and other words of a group naming one thing,
+   * see src/recall/concepts.ts, count in part), or, found by meaning, how far
    * its similarity stands above an unrelated node's ({@link vectorConfidence}), whichever is
    * higher. Nodes are ordered by a blend of that confidence, the part-weighted BM25 score and the
    * question's word pairs the node holds. On near ties the newer node wins; a question about the
@@ -439,7 +440,7 @@ export class RadialService {
       }),
     );
     const bestBm25 = Math.max(1e-9, ...read.candidates.map((c) => c.bm25));
-    const question = queryWords(read.terms, subject);
+    const question = queryWords(read.terms, subject, read.concepts);
     const ranked: Scored[] = [];
     const unscored: string[] = [];
     for (const candidate of read.candidates) {
