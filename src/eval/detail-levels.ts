@@ -145,7 +145,9 @@ interface Blocks {
   readonly tokens: ReadonlySet<string>;
 }
 
-const HEADER_RE = /^\[(user|assistant|system|tool[^\]]*)\]\s*$/u;
+// A block's header, alone on its line or with the block's first words after it (`[user] Why …`,
+// `[tool: bash] npm test`): those words belong to the block it opens.
+const HEADER_RE = /^\[(user|human|assistant|system|tool[^\]]*)\](?:\s+(.*))?$/u;
 
 function blocksOf(task: DetailTask): Blocks {
   const tool: string[] = [];
@@ -156,6 +158,9 @@ function blocksOf(task: DetailTask): Blocks {
     const header = HEADER_RE.exec(line.trim());
     if (header) {
       inTool = (header[1] ?? '').startsWith('tool');
+      // A call's line (`[tool: bash] npm test`) is tool output whole, as the summariser reads it.
+      if (header[2] !== undefined && inTool) tool.push(line);
+      else if (header[2] !== undefined) other.push(header[2]);
       continue;
     }
     (inTool ? tool : other).push(line);

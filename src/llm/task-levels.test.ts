@@ -193,6 +193,36 @@ describe('taskLevels: the brief', () => {
     expect(brief).toMatch(/summed as floats/u);
   });
 
+  it('reads a transcript whose bracket headers carry the turn on the same line (`[user] …`)', () => {
+    const context = [
+      '[user] In the web app the cart badge does not update after "Add all ingredients" on a recipe page. Can you find out why?',
+      '',
+      '[assistant] I will check how the header reads the cart count and how the recipe button changes the cart.',
+      '',
+      '[tool: bash] grep -rn "useSWR\\|mutate(" src | grep -i cart',
+      '[tool output]',
+      "src/header/CartBadge.tsx:8:  const { data } = useSWR(['/api/cart', session?.id], fetchCart)",
+      "src/recipes/AddIngredientsButton.tsx:31:  await mutate('/api/cart')",
+      '',
+      "[assistant] The badge subscribes to the key ['/api/cart', sessionId], but the recipe button revalidates the plain string, so the badge is never told to refetch.",
+      '',
+      '[tool: bash] npm test -- cart',
+      '[tool output]',
+      'Tests: 12 passed, 12 total',
+      '',
+      '[assistant] Done: added a cartKey() helper and switched all three callers to it; the badge now updates after a bulk add.',
+    ].join('\n');
+    const { brief, summary } = taskLevels(
+      { label: 'Cart badge stale after recipe bulk add', summary: '', files: [], todos: [], context },
+      LEVEL_CAPS,
+    );
+    // Before: the turns were not read as turns; tool output ran from the first `[tool output]` to
+    // the end, and the brief was the user's request.
+    expect(brief).toMatch(/revalidates the plain string|cartKey\(\) helper/u);
+    expect(brief).not.toMatch(/Can you find out why/u);
+    expect(summary).not.toMatch(/Tests: 12 passed|useSWR/u);
+  });
+
   it('is made of verbatim spans of the input, marked where an aside or the rest of a sentence is left out', () => {
     const input = flat(session());
     const pieces = levels.brief

@@ -186,6 +186,43 @@ describe('splitUnits', () => {
     ]);
   });
 
+  it('reads bracket headers with the turn on the same line (`[user] The badge …`), tool output ending at the next one', () => {
+    const text = [
+      '[user] The cart badge does not update after "Add all". Can you find out why?',
+      '',
+      '[assistant] I will check how the header reads the count.',
+      '',
+      '[tool: bash] grep -rn "mutate(" src',
+      '[tool output]',
+      "src/AddAll.tsx:31:  await mutate('/api/cart')",
+      '',
+      '[assistant] The badge listens on another key. Root cause: a key mismatch.',
+      '[user] Ship it.',
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'The cart badge does not update after "Add all".'],
+      ['user', 'prose', 'Can you find out why?'],
+      ['assistant', 'prose', 'I will check how the header reads the count.'],
+      ['tool', 'tool', '[tool: bash] grep -rn "mutate(" src'],
+      ['tool', 'tool', "src/AddAll.tsx:31:  await mutate('/api/cart')"],
+      ['assistant', 'prose', 'The badge listens on another key.'],
+      ['assistant', 'prose', 'Root cause: a key mismatch.'],
+      ['user', 'prose', 'Ship it.'],
+    ]);
+    // A bracket that is not a speaker's opens no turn: `[INFO] …` inside tool output stays output.
+    const logs = splitUnits(
+      '[user] Why?\n[tool: bash] cat app.log\n[INFO] user logged in\n[assistant] Done.',
+    );
+    expect(logs.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'Why?'],
+      ['tool', 'tool', '[tool: bash] cat app.log'],
+      ['tool', 'tool', '[INFO] user logged in'],
+      ['assistant', 'prose', 'Done.'],
+    ]);
+  });
+
   it("reads Claude Code's terminal transcript: `>` opens the user's turn, `⏺` the agent's, `⏺ Tool(…)` a call with its `⎿` output", () => {
     const text = [
       '> the nightly invoice job crashed with "KeyError: \'currency\'", can you fix it?',

@@ -41,9 +41,10 @@ const HEADER_FORMS =
   `\\[(${SPEAKERS}|system|tool(?:[:\\s][^\\]\\n]*)?|function(?:[:\\s][^\\]\\n]*)?)\\]` +
   `|#{1,6}[ \\t]*(${SPEAKERS})[ \\t]*:?|\\*\\*(${SPEAKERS}):?\\*\\*[ \\t]*:?`;
 const ROLE_HEADER_RE = new RegExp(`^(?:${HEADER_FORMS})\\s*$`, 'iu');
-// A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`.
+// A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`,
+// and a speaker's bracket header with the turn's first words after it (`[user] The badge …`).
 const ROLE_PREFIX_RE =
-  /^(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:|\*\*(user|human|assistant|ai|agent|model)(?::\*\*|\*\*[ \t]*:))(?:\s+|$)/iu;
+  /^(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:|\*\*(user|human|assistant|ai|agent|model)(?::\*\*|\*\*[ \t]*:)|\[(user|human|assistant|ai|agent|model|system)\](?=[ \t]+\S))(?:\s+|$)/iu;
 // A tool call on one line with what was run (`[tool: bash] npm test`, `[function:search] {…}`),
 // in transcripts whose turns open with a prefix (`assistant: …`): its output follows on the next lines.
 const INLINE_TOOL_RE = /^\[(?:tool|function)(?:[:\s][^\]]*)?\][ \t]+\S/iu;
