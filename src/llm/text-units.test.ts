@@ -223,6 +223,28 @@ describe('splitUnits', () => {
     ]);
   });
 
+  it('reads a log whose lines open with their time (`[10:32:01] user: …`, `2024-03-12T08:31:12Z tool: …`)', () => {
+    const text = [
+      '[10:32:01] user: The export fails since last night.',
+      '[10:32:05] assistant: Checking the log.',
+      '[10:32:06] tool: tail -n 1 /var/log/export.log',
+      '2024-05-21T01:00:11Z ERROR ssh: handshake failed',
+      '2024-05-21T10:33:00Z assistant: Found it. The server no longer accepts ssh-rsa.',
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'The export fails since last night.'],
+      ['assistant', 'prose', 'Checking the log.'],
+      ['tool', 'tool', 'tail -n 1 /var/log/export.log'],
+      ['tool', 'tool', '2024-05-21T01:00:11Z ERROR ssh: handshake failed'],
+      ['assistant', 'prose', 'Found it.'],
+      ['assistant', 'prose', 'The server no longer accepts ssh-rsa.'],
+    ]);
+    // A time in prose opens no turn unless a speaker follows it.
+    expect(splitUnits('At 10:32 users: none were logged out.').map((u) => u.role)).toEqual(['none']);
+  });
+
   it("reads Claude Code's terminal transcript: `>` opens the user's turn, `⏺` the agent's, `⏺ Tool(…)` a call with its `⎿` output", () => {
     const text = [
       '> the nightly invoice job crashed with "KeyError: \'currency\'", can you fix it?',
