@@ -245,6 +245,31 @@ describe('splitUnits', () => {
     expect(splitUnits('At 10:32 users: none were logged out.').map((u) => u.role)).toEqual(['none']);
   });
 
+  it('reads turns written with tags (`<user>`, `<tool_result>`), a closing tag ending the turn', () => {
+    const text = [
+      '<user>',
+      'The export fails since last night.',
+      '</user>',
+      '<tool_result>',
+      '2024-05-21T01:00:11Z ERROR ssh: handshake failed',
+      'exit status 255',
+      '</tool_result>',
+      '<assistant>',
+      'Found it. The server no longer accepts ssh-rsa.',
+      '</assistant>',
+    ].join('\n');
+    const units = splitUnits(text);
+    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+      ['user', 'prose', 'The export fails since last night.'],
+      ['tool', 'tool', '2024-05-21T01:00:11Z ERROR ssh: handshake failed\nexit status 255'],
+      ['assistant', 'prose', 'Found it.'],
+      ['assistant', 'prose', 'The server no longer accepts ssh-rsa.'],
+    ]);
+    // A tag that names no speaker or tool is text (`<div>` in a snippet stays code or prose).
+    expect(splitUnits('<div>').map((u) => u.role)).toEqual(['none']);
+  });
+
   it("reads Claude Code's terminal transcript: `>` opens the user's turn, `⏺` the agent's, `⏺ Tool(…)` a call with its `⎿` output", () => {
     const text = [
       '> the nightly invoice job crashed with "KeyError: \'currency\'", can you fix it?',

@@ -34,12 +34,15 @@ export interface TextUnit {
 }
 
 // A header line: `[assistant]`, `[tool:bash]`; in chats exported as Markdown also `## User` or
-// `**Assistant**` (only the speakers: a document's `## System` section is not a turn). One source
-// for the line's own test and for the search of the next header in a text.
+// `**Assistant**` (only the speakers: a document's `## System` section is not a turn); in prompts
+// and logs written with tags, `<user>`, `<tool_result>` (a closing tag, `</user>`, ends the turn
+// and opens none). One source for the line's own test and for the search of the next header.
 const SPEAKERS = 'user|human|assistant|ai|agent|model';
+const TAGS = `${SPEAKERS}|system|tool[\\w-]*|function[\\w-]*`;
 const HEADER_FORMS =
   `\\[(${SPEAKERS}|system|tool(?:[:\\s][^\\]\\n]*)?|function(?:[:\\s][^\\]\\n]*)?)\\]` +
-  `|#{1,6}[ \\t]*(${SPEAKERS})[ \\t]*:?|\\*\\*(${SPEAKERS}):?\\*\\*[ \\t]*:?`;
+  `|#{1,6}[ \\t]*(${SPEAKERS})[ \\t]*:?|\\*\\*(${SPEAKERS}):?\\*\\*[ \\t]*:?` +
+  `|<(${TAGS})>|</(?:${TAGS})>`;
 const ROLE_HEADER_RE = new RegExp(`^(?:${HEADER_FORMS})\\s*$`, 'iu');
 // A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`,
 // and a speaker's bracket header with the turn's first words after it (`[user] The badge …`);
@@ -117,6 +120,8 @@ function symbolHeavy(line: string): boolean {
 
 function roleOf(name: string): UnitRole {
   const lower = name.toLowerCase();
+  // A closing tag (`</user>`) names no one: what follows it belongs to no turn.
+  if (lower === '') return 'none';
   if (lower === 'user' || lower === 'human') return 'user';
   if (lower.startsWith('tool') || lower.startsWith('function')) return 'tool';
   if (lower === 'system') return 'none';
