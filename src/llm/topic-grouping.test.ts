@@ -40,8 +40,10 @@ describe('groupAdjacentTopics', () => {
     expect(segmentBoundaries(noisy)).toEqual([0, 5, 10]);
   });
 
-  it('leaves a scene already at its floor alone, and never fuses across a boundary to reach it', () => {
-    expect(groupAdjacentTopics(conversation, conversation.length)).toEqual([]);
+  it('leaves a scene under its floor alone, groups one at it, and never fuses across a boundary to reach it', () => {
+    expect(groupAdjacentTopics(conversation, conversation.length + 1)).toEqual([]);
+    // Dream compresses a scene from `compressMinTopics` topics on, that many included.
+    expect(groupAdjacentTopics(conversation, conversation.length)).toHaveLength(3);
     expect(groupAdjacentTopics(conversation.slice(0, 1), 0)).toEqual([]);
     expect(groupAdjacentTopics(conversation, 1)).toHaveLength(3);
   });

@@ -28,11 +28,12 @@ const MEMBER_TEXT_CHARS = 400;
 /**
  * Groups adjacent topics (in the order given) by segmentation; returns only groups of two or
  * more, each with a reconstruction holding every member keyword. `target` is the floor Dream
- * aims at: a scene with no more topics than that is left alone, and segments are never fused
- * across a boundary to reach it (a false merge is a false memory).
+ * aims at: a scene with fewer topics than that is left alone (Dream compresses a scene from
+ * `compressMinTopics` topics on, that many included), and segments are never fused across a
+ * boundary to reach it (a false merge is a false memory).
  */
 export function groupAdjacentTopics(topics: readonly TopicForGrouping[], target: number): TopicGroup[] {
-  if (topics.length < 2 || topics.length <= Math.max(1, target)) return [];
+  if (topics.length < 2 || topics.length < Math.max(2, target)) return [];
   return segmentBoundaries(topics)
     .map((start, i, starts) => topics.slice(start, starts[i + 1] ?? topics.length))
     .filter((members) => members.length > 1)
