@@ -25,6 +25,13 @@ const TRICKY: readonly [string, readonly string[]][] = [
   ['Both run in one transaction with SELECT … FOR UPDATE so they cannot race.', ['SELECT … FOR UPDATE']],
 ];
 
+/** `text`'s units as [role, kind, text], each checked to be the verbatim span it claims. */
+function unitsOf(text: string): [string, string, string][] {
+  const units = splitUnits(text);
+  for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
+  return units.map((u) => [u.role, u.kind, u.text]);
+}
+
 describe('splitSentences: tricky strings', () => {
   it.each(TRICKY)('keeps %j whole', (sentence, tokens) => {
     const text = `Before it. ${sentence} After it.`;
@@ -133,9 +140,7 @@ describe('splitUnits', () => {
       'Tool output: {"ok": true}',
       'user: Ship it.',
     ].join('\n');
-    const units = splitUnits(text);
-    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
-    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+    expect(unitsOf(text)).toEqual([
       ['user', 'prose', 'the export died with 137.'],
       ['assistant', 'prose', 'Let me check the pod.'],
       ['tool', 'tool', '[tool: bash] kubectl describe pod export-1'],
@@ -164,9 +169,7 @@ describe('splitUnits', () => {
       '',
       'Human: Fix it.',
     ].join('\n');
-    const units = splitUnits(text);
-    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
-    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+    expect(unitsOf(text)).toEqual([
       ['user', 'prose', 'The export fails since last night.'],
       ['assistant', 'prose', 'Checking the log.'],
       ['tool', 'tool', 'tail -n 2 /var/log/export.log'],
@@ -199,9 +202,7 @@ describe('splitUnits', () => {
       '[assistant] The badge listens on another key. Root cause: a key mismatch.',
       '[user] Ship it.',
     ].join('\n');
-    const units = splitUnits(text);
-    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
-    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+    expect(unitsOf(text)).toEqual([
       ['user', 'prose', 'The cart badge does not update after "Add all".'],
       ['user', 'prose', 'Can you find out why?'],
       ['assistant', 'prose', 'I will check how the header reads the count.'],
@@ -231,9 +232,7 @@ describe('splitUnits', () => {
       '2024-05-21T01:00:11Z ERROR ssh: handshake failed',
       '2024-05-21T10:33:00Z assistant: Found it. The server no longer accepts ssh-rsa.',
     ].join('\n');
-    const units = splitUnits(text);
-    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
-    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+    expect(unitsOf(text)).toEqual([
       ['user', 'prose', 'The export fails since last night.'],
       ['assistant', 'prose', 'Checking the log.'],
       ['tool', 'tool', 'tail -n 1 /var/log/export.log'],
@@ -258,9 +257,7 @@ describe('splitUnits', () => {
       'Found it. The server no longer accepts ssh-rsa.',
       '</assistant>',
     ].join('\n');
-    const units = splitUnits(text);
-    for (const unit of units) expect(text.slice(unit.start, unit.end)).toBe(unit.text);
-    expect(units.map((u) => [u.role, u.kind, u.text])).toEqual([
+    expect(unitsOf(text)).toEqual([
       ['user', 'prose', 'The export fails since last night.'],
       ['tool', 'tool', '2024-05-21T01:00:11Z ERROR ssh: handshake failed\nexit status 255'],
       ['assistant', 'prose', 'Found it.'],
