@@ -20,7 +20,7 @@ const MAX_EXPANSIONS = 32;
 /** The groups read as keys: a member's folded tokens (joined by one space) → the groups holding it. */
 interface ConceptIndex {
   readonly groupsOf: ReadonlyMap<string, readonly number[]>;
-  /** Each group's members, as words (for the search) and as stem keys. */
+  /** Each group's members, as words (for the search) and as keys (their folded tokens). */
   readonly members: readonly (readonly { readonly words: string; readonly key: string }[])[];
 }
 

@@ -327,7 +327,7 @@ export function matchText(question: QueryWords, text: string): WordMatch {
     }
     previous = stemmed;
   }
-  if (scan) creditConcepts(credit, question.concepts as QueryConcepts, scan.found);
+  if (scan && question.concepts) creditConcepts(credit, question.concepts, scan.found);
   let found = 0;
   question.terms.forEach((term, i) => (found += term.weight * (credit[i] ?? 0)));
   return {
