@@ -47,8 +47,12 @@ const ROLE_HEADER_RE = new RegExp(`^(?:${HEADER_FORMS})\\s*$`, 'iu');
 // A prefix that opens a turn on its line: `User: …`, `assistant: …`, `Tool output: …`, `**User:** …`,
 // and a speaker's bracket header with the turn's first words after it (`[user] The badge …`);
 // in a log, after the line's time (`[10:32:01] user: …`, `2024-03-12T08:31:12Z assistant: …`).
-const ROLE_PREFIX_RE =
-  /^(?:\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?[ \t]+)?(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:|\*\*(user|human|assistant|ai|agent|model)(?::\*\*|\*\*[ \t]*:)|\[(user|human|assistant|ai|agent|model|system)\](?=[ \t]+\S))(?:\s+|$)/iu;
+const LINE_TIME = String.raw`\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?[ \t]+`;
+const ROLE_PREFIX_RE = new RegExp(
+  String.raw`^(?:${LINE_TIME})?(?:(user|human|assistant|ai|agent|system|tool(?: output| result)?)\s*:` +
+    String.raw`|\*\*(${SPEAKERS})(?::\*\*|\*\*[ \t]*:)|\[(${SPEAKERS}|system)\](?=[ \t]+\S))(?:\s+|$)`,
+  'iu',
+);
 // A tool call on one line with what was run (`[tool: bash] npm test`, `[function:search] {…}`),
 // in transcripts whose turns open with a prefix (`assistant: …`): its output follows on the next lines.
 const INLINE_TOOL_RE = /^\[(?:tool|function)(?:[:\s][^\]]*)?\][ \t]+\S/iu;

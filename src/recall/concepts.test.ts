@@ -3,11 +3,19 @@ import { CONCEPT_GROUPS } from './concept-groups.js';
 import { ConceptScan, foldWord, queryConcepts } from './concepts.js';
 import { isStopWord, stem, tokenize } from './query.js';
 
-/** The groups a question names, by their members, with the question's words each one spans. */
-function named(question: string): Map<string, string[]> {
+/** A question's searched terms (stems, stop words left out) and the groups it names. */
+function conceptsOf(question: string): { terms: string[]; concepts: ReturnType<typeof queryConcepts> } {
   const tokens = tokenize(question);
   const terms = [...new Set(tokens.filter((t) => !isStopWord(t)).map(stem))];
-  const concepts = queryConcepts(tokens, (s) => (terms.includes(s) ? terms.indexOf(s) : undefined));
+  return {
+    terms,
+    concepts: queryConcepts(tokens, (s) => (terms.includes(s) ? terms.indexOf(s) : undefined)),
+  };
+}
+
+/** The groups a question names, by their members, with the question's words each one spans. */
+function named(question: string): Map<string, string[]> {
+  const { terms, concepts } = conceptsOf(question);
   const out = new Map<string, string[]>();
   for (const [group, indexes] of concepts?.termsOfGroup ?? [])
     out.set(
@@ -19,9 +27,7 @@ function named(question: string): Map<string, string[]> {
 
 /** True when `text` names, in any of its words, a group that `question` names. */
 function textNames(question: string, text: string): boolean {
-  const tokens = tokenize(question);
-  const terms = [...new Set(tokens.filter((t) => !isStopWord(t)).map(stem))];
-  const concepts = queryConcepts(tokens, (s) => (terms.includes(s) ? terms.indexOf(s) : undefined));
+  const { concepts } = conceptsOf(question);
   if (!concepts) return false;
   const scan = new ConceptScan(concepts);
   for (const token of tokenize(text)) scan.next(token);
